@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// Issue 2's benchmark: req/s of a JSON route through the full Trowel kernel (a generated app
+// served by `node craft serve`: router, context, middleware pipeline, controller, result, send)
+// beside plain node:http answering the same bytes, in the same run. Servers pinned to one core,
+// autocannon from the other, a warm-up, then alternating rounds. Target: Trowel >= 0.85 × raw.
+//
+//   npm run bench:kernel [-- --rounds 3 --duration 10 --warmup 5 --connections 50]
+//
+// The route (`Route.get('/bench/json', 'BenchController@json').withoutMiddleware('web')`) runs
+// no session; the same controller inside the `web` stack (session, CSRF, auth) is shown too.
+import { join } from 'node:path'
+import { ROOT, compare, freePort, machine, requireBuild, settings, startServer, table, fmtInt, fmtMs, fmtRatio, writeResultsSection, commandLine, loadAverage } from './lib/common.mjs'
+import { createTrowelApp } from './lib/trowel-app.mjs'
+
+requireBuild()
+const opts = settings()
+const startedAt = new Date()
+const machineLine = machine()
+console.log(`Trowel kernel vs node:http — ${startedAt.toISOString()}`)
+console.log(machineLine)
+console.log(`${opts.rounds} rounds × ${opts.duration} s after a ${opts.warmup} s warm-up, ${opts.connections} connections\n`)
+
+const app = createTrowelApp({ auth: false, api: false })
+const servers = []
+try {
+  const trowel = await app.serve()
+  servers.push(trowel)
+  const rawPort = await freePort()
+  const raw = await startServer({ name: 'raw', args: [join(ROOT, 'bench/servers/raw.mjs')], env: { PORT: String(rawPort) }, readyUrl: `http://127.0.0.1:${rawPort}/bench/json` })
+  servers.push(raw)
+
+  const same = await Promise.all([`${trowel.url}/bench/json`, `http://127.0.0.1:${rawPort}/bench/json`].map(async (u) => (await fetch(u)).text()))
+  if (same[0] !== same[1]) throw new Error(`the two servers answer differently: ${same[0]} vs ${same[1]}`)
+
+  const results = await compare(
+    [
+      { name: 'node:http', url: `http://127.0.0.1:${rawPort}/bench/json`, pid: raw.pid },
+      { name: 'Trowel kernel', url: `${trowel.url}/bench/json`, pid: trowel.pid },
+      { name: 'Trowel, web stack', url: `${trowel.url}/bench/web-json`, pid: trowel.pid },
+    ],
+    opts,
+  )
+  const base = results.get('node:http')
+  const rows = [...results].map(([name, r]) => [
+    name, fmtInt(r.rps), fmtMs(r.p50), fmtMs(r.p99), r.rounds.map(fmtInt).join(' / '), fmtRatio(r.rps / base.rps),
+    fmtInt(r.perCpu), fmtRatio(r.perCpu / base.perCpu), r.bad ? String(r.bad) : '0',
+  ])
+  const tableText = table(['GET JSON route', 'req/s (median)', 'p50 ms', 'p99 ms', 'rounds req/s', 'ratio', 'req per CPU-s', 'ratio per CPU-s', 'failed'], rows)
+  console.log('\n' + tableText)
+  const t = results.get('Trowel kernel')
+  const ratio = t.rps / base.rps
+  const verdict = `Trowel kernel / node:http = ${fmtRatio(ratio)} in req/s (target ≥ 0.85: ${ratio >= 0.85 ? 'met' : '**missed**'}); ${fmtRatio(t.perCpu / base.perCpu)} per server CPU-second`
+  console.log('\n' + verdict)
+  writeResultsSection('kernel', [
+    `Run ${startedAt.toISOString()} — \`${commandLine('bench:kernel')}\` — Node ${process.version}`,
+    '',
+    `Machine: ${machineLine}; load average at the end ${loadAverage().toFixed(2)}.`,
+    `${opts.rounds} rounds × ${opts.duration} s after a ${opts.warmup} s warm-up, ${opts.connections} connections, order rotating each round; medians. "Trowel kernel": \`Route.get('/bench/json', 'BenchController@json').withoutMiddleware('web')\` in a generated app served by \`node craft serve\`; "web stack": the same controller inside the \`web\` stack (session, CSRF, auth).`,
+    '',
+    tableText,
+    '',
+    verdict,
+  ].join('\n'))
+  console.log('written to bench/RESULTS.md')
+} finally {
+  for (const s of servers) await s.stop()
+  app.cleanup()
+}

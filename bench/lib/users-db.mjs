@@ -1,0 +1,18 @@
+// Copies the Trowel app's users into a SQLite file for the non-Trowel servers, optionally with
+// another password hash (the bcrypt peers get a bcrypt cost-12 hash of the same password).
+import Database from 'better-sqlite3'
+import { rmSync } from 'node:fs'
+
+export function copyUsers(fromPath, toPath, { passwordHash } = {}) {
+  rmSync(toPath, { force: true })
+  const from = new Database(fromPath, { readonly: true })
+  const rows = from.prepare('SELECT id, name, email, password, created_at, updated_at, api_token FROM users').all()
+  from.close()
+  const to = new Database(toPath)
+  to.exec(`CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL UNIQUE, password TEXT NOT NULL,
+    created_at INTEGER, updated_at INTEGER, api_token TEXT)`)
+  const insert = to.prepare('INSERT INTO users VALUES (@id, @name, @email, @password, @created_at, @updated_at, @api_token)')
+  for (const row of rows) insert.run({ ...row, password: passwordHash ?? row.password })
+  to.close()
+  return rows.length
+}

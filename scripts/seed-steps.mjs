@@ -1,0 +1,118 @@
+// The seed's setup steps, applied to an app folder exactly as a person would: edit files, run
+// craft. Used by the demo (`npm start`) and by the black-box tests, so both exercise the
+// documented path rather than a shortcut.
+import { readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+
+function edit(dir, file, fn) {
+  const path = join(dir, file)
+  writeFileSync(path, fn(readFileSync(path, 'utf8')))
+}
+
+function addImport(text, line) {
+  return text.includes(line) ? text : line + '\n' + text
+}
+
+/** Steps 1–3: `craft auth`, then `...Auth.routes()` in routes/web.ts. */
+export function applyAuthSteps(dir, craft) {
+  craft(['auth'])
+  edit(dir, 'routes/web.ts', (t) =>
+    addImport(t, "import { Auth } from 'trowel/auth'").replace('export const ROUTES = [', 'export const ROUTES = [\n  ...Auth.routes(),'),
+  )
+}
+
+/**
+ * Steps 4–12: ApiProvider, routes/api.ts, routes.api.location, AuthenticatesTokens, the token
+ * column migration, api:install, Api.routes(), and the api/guard stacks.
+ */
+export function applyApiSteps(dir, craft, options = {}) {
+  const { loadUser = true, apiRoutes = null, authRoute, reauthRoute, tokenColumn = 'api_token' } = options
+  // 4. ApiProvider in PROVIDERS
+  edit(dir, 'config/providers.ts', (t) =>
+    addImport(t, "import { ApiProvider } from 'trowel/api'").replace('export const PROVIDERS = [', 'export const PROVIDERS = [\n  ApiProvider,'),
+  )
+  // 5. routes/api.ts
+  writeFileSync(
+    join(dir, 'routes/api.ts'),
+    apiRoutes ??
+      `import { Route } from 'trowel'\n\nexport const ROUTES = [\n  Route.get('/me', ({ request }) => ({ data: request.user() })).name('api.me'),\n]\n`,
+  )
+  // 6. routes.api.location
+  edit(dir, 'Kernel.ts', (t) =>
+    t.replace("this.application.bind('routes.location', 'routes/web')", "this.application.bind('routes.location', 'routes/web')\n    this.application.bind('routes.api.location', 'routes/api')"),
+  )
+  // 8. AuthenticatesTokens on the model
+  edit(dir, 'app/models/User.ts', (t) => {
+    let out = addImport(t, "import { AuthenticatesTokens } from 'trowel/api'").replace('extends Authenticates(Model)', 'extends AuthenticatesTokens(Authenticates(Model))')
+    if (tokenColumn !== 'api_token') out = out.replace("static table = 'users'", `static table = 'users'\n  static tokenColumn = '${tokenColumn}'`)
+    return out
+  })
+  // 9. the token column migration, then migrate
+  craft(['migration', 'add_api_token_users', '--table', 'users'])
+  const migrations = join(dir, 'databases/migrations')
+  const file = readdirSync(migrations).find((f) => f.endsWith('_add_api_token_users.ts'))
+  edit(dir, `databases/migrations/${file}`, (t) =>
+    t
+      .replace(/(async up\(\)[^{]*\{[\s\S]*?schema\.table\('users', \(table\) => \{)/, `$1\n      table.string('${tokenColumn}').nullable()`)
+      .replace(/(async down\(\)[^{]*\{[\s\S]*?schema\.table\('users', \(table\) => \{)/, `$1\n      table.dropColumn('${tokenColumn}')`),
+  )
+  // 10. config/api.ts and JWT_SECRET
+  if (!existsSync(join(dir, 'config/api.ts'))) craft(['api:install'])
+  // 11. Api.routes() in routes/web.ts
+  const args = []
+  if (authRoute) args.push(`authRoute: '${authRoute}'`)
+  if (reauthRoute) args.push(`reauthRoute: '${reauthRoute}'`)
+  edit(dir, 'routes/web.ts', (t) =>
+    addImport(t, "import { Api } from 'trowel/api'").replace('export const ROUTES = [', `export const ROUTES = [\n  ...Api.routes(${args.length ? `{ ${args.join(', ')} }` : ''}),`),
+  )
+  // 12. the api (and guard) stacks
+  edit(dir, 'Kernel.ts', (t) =>
+    addImport(t, "import { JWTAuthenticationMiddleware, LoadUserMiddleware, GuardMiddleware } from 'trowel/api'").replace(
+      'routeMiddleware = {',
+      `routeMiddleware = {\n    api: [JWTAuthenticationMiddleware${loadUser ? ', LoadUserMiddleware' : ''}],\n    guard: [GuardMiddleware],`,
+    ),
+  )
+}
+
+/** The demo's routes/api.ts: GET /api/me answers the token's user. */
+export const DEMO_API_ROUTES = `import { Route } from 'trowel'
+
+export const ROUTES = [
+  Route.get('/me', ({ request }) => ({ data: request.user() })).name('api.me'),
+]
+`
+
+/**
+ * The demo's home page (`npm start`, and the browser tests): the logged-in user, and a button that
+ * fetches a token from POST /api/auth and calls GET /api/me with it.
+ */
+export function applyDemoPage(dir) {
+  // Before the last `{% endblock %}`: the end of the content block (the first one closes the title).
+  edit(dir, 'templates/auth/home.html', (t) => {
+    const at = t.lastIndexOf('{% endblock %}')
+    return t.slice(0, at) + t.slice(at).replace(
+      '{% endblock %}',
+      `<section aria-labelledby="api-title" style="margin-top:1.5rem">
+  <h2 id="api-title" style="font-size:1.15rem">Try the JWT API</h2>
+  <p>Enter your password to get a token from <code>POST /api/auth</code>, then call <code>GET /api/me</code> with it.</p>
+  <label for="api-password">Password</label>
+  <input id="api-password" type="password" autocomplete="current-password">
+  <button type="button" id="api-button" data-email="{{ user.email }}">Get a token and call the API</button>
+  <pre id="api-result" aria-live="polite" style="white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:.75rem;border-radius:6px;min-height:2rem"></pre>
+</section>
+<script>
+document.getElementById('api-button').addEventListener('click', async () => {
+  const out = document.getElementById('api-result')
+  out.textContent = 'Calling POST /api/auth…'
+  const auth = await fetch('/api/auth', { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: document.getElementById('api-button').dataset.email, password: document.getElementById('api-password').value }) })
+  const issued = await auth.json()
+  if (!auth.ok) { out.textContent = 'POST /api/auth → ' + auth.status + ' ' + JSON.stringify(issued); return }
+  const me = await fetch('/api/me', { headers: { authorization: 'Bearer ' + issued.data } })
+  out.textContent = 'token: ' + issued.data.slice(0, 32) + '…\\nGET /api/me → ' + me.status + '\\n' + JSON.stringify(await me.json(), null, 2)
+})
+</script>
+{% endblock %}`,
+    )
+  })
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+// Opt-in load and soak run (`npm run test:soak`), loopback only, bounded in time: a generated
+// app with web auth and the JWT API on SQLite (or DB_CONNECTION/DATABASE_URL), served by
+// `node craft serve`, then autocannon:
+//   1. three rounds of GET /api/me (Bearer JWT) and POST /api/auth (argon2id logins): 0 errors,
+//      0 non-2xx, and resident memory after round 3 within 25 % (+16 MB) of round 1;
+//   2. the JWT route's p99 latency idle, then while 20 logins hash in the background: within 3x.
+// SOAK_SECONDS (default 4) sets each autocannon run's duration. Exit code 0 when every check holds.
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import autocannon from 'autocannon'
+import { applyApiSteps, applyAuthSteps } from './seed-steps.mjs'
+
+const ROOT = resolve(import.meta.dirname, '..')
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 4)
+const PASSWORD = 'correct horse battery staple'
+const failures = []
+const check = (ok, message) => {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${message}`)
+  if (!ok) failures.push(message)
+}
+
+const parent = mkdtempSync(join(tmpdir(), 'trowel-soak-'))
+const dir = join(parent, 'app')
+const env = { ...process.env, APP_DEBUG: 'false' }
+delete env.NODE_OPTIONS
+function craft(args, cwd = dir) {
+  const r = spawnSync(process.execPath, args[0] === 'new' ? [join(ROOT, 'bin/craft.js'), ...args] : ['craft', ...args], { cwd, env, encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(`craft ${args.join(' ')} failed: ${r.stderr}${r.stdout}`)
+  return r
+}
+
+let child
+try {
+  craft(['new', dir], parent)
+  applyAuthSteps(dir, craft)
+  applyApiSteps(dir, craft)
+  craft(['migrate'])
+
+  child = spawn(process.execPath, ['craft', 'serve', '--port', '0'], { cwd: dir, env })
+  const url = await new Promise((resolveUrl, reject) => {
+    let out = ''
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000)
+    const onData = (d) => {
+      out += d
+      const m = /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
+      if (m) {
+        clearTimeout(timer)
+        resolveUrl(m[1])
+      }
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${out}`)))
+  })
+  console.log(`serving ${url} (pid ${child.pid}), ${SECONDS} s per run`)
+
+  // Register one user through the form (session cookie + CSRF), then get a JWT.
+  const page = await fetch(`${url}/register`)
+  const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
+  const csrf = /name="__token" value="([^"]+)"/.exec(await page.text())[1]
+  const reg = await fetch(`${url}/register`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ __token: csrf, name: 'Soak', email: 'soak@example.test', password: PASSWORD, password_confirmation: PASSWORD }),
+  })
+  if (reg.headers.get('location') !== '/home') throw new Error(`registration failed: ${reg.status}`)
+  const loginBody = JSON.stringify({ username: 'soak@example.test', password: PASSWORD })
+  const token = (await (await fetch(`${url}/api/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody })).json()).data
+
+  const jwtRun = (connections = 10) => autocannon({ url: `${url}/api/me`, connections, duration: SECONDS, headers: { authorization: `Bearer ${token}` } })
+  const loginRun = () => autocannon({ url: `${url}/api/auth`, method: 'POST', connections: 4, duration: SECONDS, headers: { 'content-type': 'application/json' }, body: loginBody })
+  const rssKb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0)
+
+  const rss = []
+  for (let round = 1; round <= 3; round++) {
+    const [jwt, login] = await Promise.all([jwtRun(), loginRun()])
+    for (const [name, r] of [['JWT', jwt], ['login', login]]) {
+      check(r.errors === 0 && r.timeouts === 0 && r.non2xx === 0, `round ${round} ${name}: ${r.requests.total} requests, ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx, p99 ${r.latency.p99} ms`)
+    }
+    rss.push(rssKb())
+    console.log(`     round ${round}: RSS ${(rss.at(-1) / 1024).toFixed(1)} MB`)
+  }
+  check(rss[2] <= rss[0] * 1.25 + 16 * 1024, `memory: RSS ${(rss[0] / 1024).toFixed(1)} MB after round 1, ${(rss[2] / 1024).toFixed(1)} MB after round 3`)
+
+  const idle = await jwtRun(4)
+  let stop = false
+  let logins = 0
+  let loginErrors = 0
+  const hashing = Array.from({ length: 20 }, async () => {
+    while (!stop) {
+      const r = await fetch(`${url}/api/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody }).catch(() => null)
+      if (r?.status === 200) logins++
+      else loginErrors++
+      await r?.arrayBuffer()
+    }
+  })
+  await new Promise((r) => setTimeout(r, 300))
+  const busy = await jwtRun(4)
+  stop = true
+  await Promise.all(hashing)
+  check(loginErrors === 0 && logins > 0, `${logins} logins completed in the background, ${loginErrors} failed`)
+  check(idle.errors === 0 && busy.errors === 0 && busy.non2xx === 0, `JWT route under login load: ${busy.requests.total} requests, ${busy.errors} errors, ${busy.non2xx} non-2xx`)
+  check(busy.latency.p99 <= Math.max(3 * idle.latency.p99, 3), `JWT p99 idle ${idle.latency.p99} ms, with 20 logins hashing ${busy.latency.p99} ms (limit 3x)`)
+} catch (error) {
+  failures.push(String(error?.stack ?? error))
+  console.error(error)
+} finally {
+  child?.kill('SIGTERM')
+  await new Promise((r) => (child && child.exitCode === null ? child.once('exit', r) : r()))
+  rmSync(parent, { recursive: true, force: true })
+}
+console.log(failures.length === 0 ? 'soak: all checks passed' : `soak: ${failures.length} check(s) failed`)
+process.exit(failures.length === 0 ? 0 : 1)

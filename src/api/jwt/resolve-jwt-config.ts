@@ -1,0 +1,106 @@
+/**
+ * @module api/jwt/resolve-jwt-config
+ * Checks the `jwt` driver of `config/api.ts` once, when the codec is built, so that a missing
+ * secret or a typo stops the app at startup with a message saying what to do, never as a 500
+ * on the first request.
+ */
+import { FrameworkError } from '../../foundation/framework-error.js'
+import type { JwtAlgorithm, JwtCodecConfig } from './types.js'
+
+/** The smallest accepted secret, in UTF-8 bytes (the HMAC key is those bytes). */
+export const MIN_SECRET_BYTES = 32
+
+const ALGORITHMS: readonly JwtAlgorithm[] = ['HS256', 'HS384', 'HS512']
+
+/** A validated, normalised driver config. */
+export interface ResolvedJwtConfig {
+  algorithm: JwtAlgorithm
+  key: Buffer
+  /** Token lifetime in whole seconds, or `null` for no `exp`. */
+  lifetimeSeconds: number | null
+  version: number | null
+  leewaySeconds: number
+}
+
+function configError(code: string, message: string): FrameworkError {
+  return new FrameworkError(code, message)
+}
+
+function resolveAlgorithm(algorithm: unknown): JwtAlgorithm {
+  if (typeof algorithm === 'string' && (ALGORITHMS as readonly string[]).includes(algorithm)) {
+    return algorithm as JwtAlgorithm
+  }
+  const asymmetric = typeof algorithm === 'string' && /^(RS|PS|ES)\d{3}$|^EdDSA$/.test(algorithm)
+  throw configError(
+    'E_JWT_ALGORITHM_UNSUPPORTED',
+    `config/api.ts: DRIVERS.jwt.algorithm ${JSON.stringify(algorithm) ?? 'undefined'} is not supported; ` +
+      `use one of ${ALGORITHMS.join(', ')}.` +
+      (asymmetric ? ' Asymmetric algorithms (RS*, PS*, ES*, EdDSA) are not supported: Trowel signs with HMAC only.' : ''),
+  )
+}
+
+function resolveSecret(secret: unknown): Buffer {
+  if (secret === undefined || secret === null || secret === '') {
+    throw configError(
+      'E_JWT_SECRET_MISSING',
+      'JWT_SECRET is not set. Run `node craft api:install` to generate one in .env ' +
+        '(config/api.ts reads it with env(\'JWT_SECRET\')).',
+    )
+  }
+  if (typeof secret !== 'string') {
+    throw configError('E_JWT_SECRET_MISSING', 'JWT_SECRET must be a string: config/api.ts should read it with env(\'JWT_SECRET\').')
+  }
+  const key = Buffer.from(secret, 'utf8')
+  if (key.length < MIN_SECRET_BYTES) {
+    throw configError(
+      'E_JWT_SECRET_TOO_SHORT',
+      `JWT_SECRET is too short: ${key.length} bytes, at least ${MIN_SECRET_BYTES} are required. ` +
+        'Remove it from .env and run `node craft api:install` to generate a new one.',
+    )
+  }
+  return key
+}
+
+function resolveLifetime(expires: unknown): number | null {
+  if (expires === null || expires === undefined) return null
+  if (typeof expires !== 'number' || !Number.isFinite(expires) || Math.round(expires * 60) < 1) {
+    throw configError(
+      'E_JWT_CONFIG_INVALID',
+      `config/api.ts: DRIVERS.jwt.expires must be a number of minutes (at least one second, fractions allowed) or null, got ${String(expires)}.`,
+    )
+  }
+  return Math.round(expires * 60)
+}
+
+function resolveVersion(version: unknown): number | null {
+  if (version === null || version === undefined) return null
+  if (typeof version !== 'number' || !Number.isFinite(version)) {
+    throw configError('E_JWT_CONFIG_INVALID', `config/api.ts: DRIVERS.jwt.version must be a number or null, got ${JSON.stringify(version)}.`)
+  }
+  return version
+}
+
+function resolveLeeway(leeway: unknown): number {
+  if (leeway === undefined || leeway === null) return 0
+  if (typeof leeway !== 'number' || !Number.isFinite(leeway) || leeway < 0) {
+    throw configError('E_JWT_CONFIG_INVALID', `config/api.ts: DRIVERS.jwt.leeway must be a number of seconds >= 0, got ${String(leeway)}.`)
+  }
+  return leeway
+}
+
+/**
+ * Validates the driver config and returns it normalised, or throws a `FrameworkError` naming
+ * `JWT_SECRET` or `config/api.ts`.
+ */
+export function resolveJwtConfig(config: JwtCodecConfig): ResolvedJwtConfig {
+  if (config === null || typeof config !== 'object') {
+    throw configError('E_JWT_CONFIG_INVALID', 'config/api.ts: DRIVERS.jwt must be an object.')
+  }
+  return {
+    key: resolveSecret(config.secret),
+    algorithm: resolveAlgorithm(config.algorithm),
+    lifetimeSeconds: resolveLifetime(config.expires),
+    version: resolveVersion(config.version),
+    leewaySeconds: resolveLeeway(config.leeway),
+  }
+}

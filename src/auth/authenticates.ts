@@ -1,0 +1,39 @@
+/**
+ * @module auth/authenticates
+ * The `Authenticates` model mixin: `class User extends Authenticates(Model)`.
+ * `static authColumn` (default `email`) is what users log in with; `static passwordColumn`
+ * (default `password`) holds the argon2id (or imported bcrypt) hash. Look-ups by the auth column
+ * trim the value and compare case-insensitively; an empty or non-string value never matches.
+ */
+import type { ModelClass } from '../database/model.js'
+
+export interface AuthenticatableStatics {
+  authColumn: string
+  passwordColumn: string
+  findForAuth(value: unknown): Promise<any | null>
+}
+
+export function Authenticates<T extends ModelClass>(Base: T) {
+  abstract class Authenticatable extends Base {
+    static authColumn = 'email'
+    static passwordColumn = 'password'
+
+    /** The user whose auth column equals `value` (trimmed, case-insensitive), or null. */
+    static async findForAuth(value: unknown): Promise<any | null> {
+      if (typeof value !== 'string') return null
+      const wanted = value.trim()
+      // NUL never occurs in an address, and PostgreSQL refuses it in text (an error, not a miss).
+      if (wanted === '' || wanted.length > 320 || wanted.includes('\u0000')) return null
+      const cls = this as unknown as ModelClass & { authColumn: string }
+      const column = cls.authColumn
+      const row = await cls.query().whereRaw('lower(??) = ?', [column, wanted.toLowerCase()]).first()
+      return row ? cls.hydrate(row) : null
+    }
+
+    getAuthPassword(): string | null {
+      const value = (this as any)[(this.constructor as unknown as AuthenticatableStatics).passwordColumn]
+      return typeof value === 'string' ? value : null
+    }
+  }
+  return Authenticatable
+}

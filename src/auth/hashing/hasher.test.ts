@@ -1,0 +1,154 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import * as argon2 from '@node-rs/argon2'
+import * as bcrypt from '@node-rs/bcrypt'
+import { Hasher, PasswordTooLongError } from './index.js'
+
+const hasher = new Hasher()
+
+describe('Hasher', () => {
+  describe('hash', () => {
+    it('produces argon2id with the OWASP parameters', async () => {
+      const hash = await hasher.hash('correct horse battery staple')
+      assert.match(hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/)
+      assert.notEqual(await hasher.hash('correct horse battery staple'), hash, 'salted')
+    })
+
+    it('refuses passwords over 1024 characters before hashing', async () => {
+      await assert.rejects(hasher.hash('a'.repeat(1025)), PasswordTooLongError)
+      await assert.rejects(hasher.hash('😀'.repeat(1025)), PasswordTooLongError)
+      assert.ok(await hasher.hash('😀'.repeat(1024)))
+    })
+  })
+
+  describe('verify', () => {
+    it('round-trips', async () => {
+      const hash = await hasher.hash('s3cret pass')
+      assert.equal(await hasher.verify(hash, 's3cret pass'), true)
+      assert.equal(await hasher.verify(hash, 's3cret pasS'), false)
+      assert.equal(await hasher.verify(hash, ''), false)
+    })
+
+    it('handles Unicode passwords as UTF-8', async () => {
+      const hash = await hasher.hash('pässwörd ✓ 密码')
+      assert.equal(await hasher.verify(hash, 'pässwörd ✓ 密码'), true)
+      assert.equal(await hasher.verify(hash, 'passwörd ✓ 密码'), false)
+    })
+
+    it('verifies bcrypt $2a$, $2b$ and $2y$ hashes', async () => {
+      const made = await bcrypt.hash('legacy password', 4)
+      assert.match(made, /^\$2[aby]\$04\$/)
+      for (const prefix of ['$2a$', '$2b$', '$2y$']) {
+        const hash = made.replace(/^\$2[aby]\$/, prefix)
+        assert.equal(await hasher.verify(hash, 'legacy password'), true, prefix)
+        assert.equal(await hasher.verify(hash, 'wrong password'), false, prefix)
+      }
+    })
+
+    it('verifies a $2y$ hash as written by PHP (Laravel)', async () => {
+      // password_hash('password', PASSWORD_BCRYPT, ['cost' => 4]) style: $2y$ prefix, cost 04.
+      const hash = (await bcrypt.hash('laravel-secret', 4)).replace(/^\$2[ab]\$/, '$2y$')
+      assert.match(hash, /^\$2y\$04\$/)
+      assert.equal(await hasher.verify(hash, 'laravel-secret'), true)
+    })
+
+    it('verifies argon2id hashes made with other parameters', async () => {
+      const hash = await argon2.hash('other params', { algorithm: 2 as argon2.Algorithm, memoryCost: 8192, timeCost: 3, parallelism: 2 })
+      assert.equal(await hasher.verify(hash, 'other params'), true)
+    })
+
+    it('returns false, never throws, for malformed hashes and inputs', async () => {
+      const good = await hasher.hash('password123')
+      const bad = [
+        '',
+        'password123',
+        '$argon2id$',
+        '$argon2id$v=19$m=19456,t=2,p=1$zzz',
+        good.slice(0, -5),
+        '$2b$10$abc',
+        '$2x$04$' + 'a'.repeat(53),
+        '$2b$99$' + 'a'.repeat(53),
+        '$1$salt$hash',
+        '5f4dcc3b5aa765d61d8327deb882cf99',
+        null,
+        undefined,
+        42,
+      ]
+      for (const hash of bad) {
+        assert.equal(await hasher.verify(hash as string, 'password123'), false, String(hash))
+      }
+      assert.equal(await hasher.verify(good, undefined as unknown as string), false)
+      assert.equal(await hasher.verify(good, { toString: () => 'password123' } as unknown as string), false)
+    })
+
+    it('returns false without hashing for passwords over 1024 characters', async () => {
+      const long = 'a'.repeat(1025)
+      const hash = await bcrypt.hash(long.slice(0, 72), 4)
+      // bcrypt would accept it (it reads 72 bytes only); the length rule comes first.
+      assert.equal(await hasher.verify(hash, long), false)
+    })
+  })
+
+  describe('needsRehash', () => {
+    it('is false for a hash this hasher just made', async () => {
+      assert.equal(hasher.needsRehash(await hasher.hash('fresh password')), false)
+    })
+
+    it('is true for bcrypt hashes', async () => {
+      const hash = await bcrypt.hash('legacy', 4)
+      for (const prefix of ['$2a$', '$2b$', '$2y$']) assert.equal(hasher.needsRehash(hash.replace(/^\$2b\$/, prefix)), true)
+    })
+
+    it('is true for argon2 with weaker parameters or another variant', async () => {
+      const weaker = [
+        { algorithm: 2, memoryCost: 4096, timeCost: 2, parallelism: 1 },
+        { algorithm: 2, memoryCost: 19456, timeCost: 1, parallelism: 1 },
+        { algorithm: 1, memoryCost: 19456, timeCost: 2, parallelism: 1 },
+        { algorithm: 0, memoryCost: 19456, timeCost: 2, parallelism: 1 },
+        { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1, version: 0 },
+      ]
+      for (const options of weaker) {
+        const hash = await argon2.hash('x', options as argon2.Options)
+        assert.equal(hasher.needsRehash(hash), true, hash)
+      }
+    })
+
+    it('is false for stronger argon2id parameters', async () => {
+      const hash = await argon2.hash('x', { algorithm: 2 as argon2.Algorithm, memoryCost: 32768, timeCost: 3, parallelism: 1 })
+      assert.equal(hasher.needsRehash(hash), false)
+    })
+
+    it('is true for unrecognised strings', () => {
+      for (const hash of ['', 'plain', '$argon2id$broken', null]) assert.equal(hasher.needsRehash(hash as string), true)
+    })
+  })
+
+  describe('dummyVerify and the verification counter', () => {
+    it('always resolves false, even for any password', async () => {
+      const counted = new Hasher()
+      assert.equal(await counted.dummyVerify('password'), false)
+      assert.equal(await counted.dummyVerify(''), false)
+      assert.equal(counted.verifications, 2)
+    })
+
+    it('counts exactly one verification per login attempt, known user or not', async () => {
+      const counted = new Hasher()
+      const stored = await counted.hash('right password')
+      assert.equal(counted.verifications, 0, 'hash is not a verification')
+      await counted.verify(stored, 'wrong password')
+      assert.equal(counted.verifications, 1)
+      await counted.dummyVerify('wrong password')
+      assert.equal(counted.verifications, 2)
+      await counted.verify('malformed', 'x')
+      await counted.dummyVerify('a'.repeat(2000))
+      assert.equal(counted.verifications, 4)
+    })
+
+    it('does the dummy work with custom parameters too', async () => {
+      const custom = new Hasher({ memoryCost: 8192, timeCost: 2, parallelism: 1 })
+      assert.equal(await custom.dummyVerify('x'), false)
+      assert.match(await custom.hash('x'), /m=8192,t=2,p=1/)
+      assert.equal(custom.needsRehash(await hasher.hash('x')), false)
+    })
+  })
+})

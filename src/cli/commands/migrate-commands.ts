@@ -1,0 +1,86 @@
+/**
+ * @module cli/commands/migrate-commands
+ * `craft migration <name> [--table T | --create T]`, `migrate`, `migrate:rollback`,
+ * `migrate:status`, `migrate:refresh`. These load only `.env` and `config/database.ts`, so a
+ * broken route or controller never stops you from migrating.
+ */
+import { existsSync } from 'node:fs'
+import type { Command } from 'commander'
+import { loadEnvironment, importAppModule } from '../../foundation/bootstrap.js'
+import type { DatabaseManager } from '../../database/database-manager.js'
+import { databaseManagerFor } from '../../database/database-provider.js'
+import { Migrator } from '../../database/migrator.js'
+import { migrationFileName, renderMigrationStub } from '../../database/migration-stubs.js'
+import { CliError } from '../cli-error.js'
+import { pascalCase, writeFiles } from '../generator.js'
+import type { CliContext } from '../context.js'
+import { colors, withProgress } from '../output.js'
+
+async function withMigrator<T>(root: string, fn: (migrator: Migrator, manager: DatabaseManager) => Promise<T>): Promise<T> {
+  loadEnvironment(root)
+  const file = ['ts', 'js'].map((e) => `${root}/config/database.${e}`).find((f) => existsSync(f))
+  const config = file ? (await importAppModule(file, 'config/database.ts')).DATABASES : undefined
+  const manager = databaseManagerFor(config, root)
+  try {
+    await manager.check()
+    return await fn(new Migrator(manager.connection(), `${root}/databases/migrations`), manager)
+  } finally {
+    await manager.close()
+  }
+}
+
+export function registerMigrateCommands(program: Command, ctx: CliContext): void {
+  program
+    .command('migration')
+    .argument('<name>', 'snake_case name, e.g. add_api_token_users')
+    .description('create databases/migrations/<YYYY_MM_DD_HHMMSS>_<name>.ts')
+    .option('--table <table>', 'the migration alters this table')
+    .option('--create <table>', 'the migration creates this table')
+    .option('--force', 'overwrite an existing file')
+    .action((name: string, opts: { table?: string; create?: string; force?: boolean }) => {
+      const root = ctx.requireApp()
+      if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) throw new CliError(`"${name}" is not a valid migration name (letters, digits and _).`)
+      if (opts.table && opts.create) throw new CliError('Use either --table or --create, not both.')
+      for (const t of [opts.table, opts.create]) if (t !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(t)) throw new CliError(`"${t}" is not a valid table name.`)
+      const contents = renderMigrationStub({ className: pascalCase(name), table: opts.create ?? opts.table, create: Boolean(opts.create) })
+      writeFiles([{ path: `${root}/databases/migrations/${migrationFileName(name, new Date())}`, contents }], { force: opts.force, root, out: ctx.out })
+    })
+
+  program
+    .command('migrate')
+    .description('run the migrations that have not run yet')
+    .action(async () => {
+      const ran = await withProgress('Migrating', () => withMigrator(ctx.requireApp(), (m) => m.run()))
+      if (ran.length === 0) ctx.out('Nothing to migrate.')
+      for (const name of ran) ctx.out(`${colors().green('Migrated:')} ${name}`)
+    })
+
+  program
+    .command('migrate:rollback')
+    .description('undo the last batch of migrations')
+    .action(async () => {
+      const undone = await withProgress('Rolling back', () => withMigrator(ctx.requireApp(), (m) => m.rollback()))
+      if (undone.length === 0) ctx.out('Nothing to roll back.')
+      for (const name of undone) ctx.out(`${colors().yellow('Rolled back:')} ${name}`)
+    })
+
+  program
+    .command('migrate:status')
+    .description('list migrations and whether each has run')
+    .action(async () => {
+      const rows = await withMigrator(ctx.requireApp(), (m) => m.status())
+      if (rows.length === 0) ctx.out('No migrations.')
+      const c = colors()
+      for (const row of rows) ctx.out(`${row.ran ? c.green('Ran    ') : c.yellow('Pending')}  ${row.batch ?? '-'}  ${row.name}`)
+    })
+
+  program
+    .command('migrate:refresh')
+    .description('roll back every migration, then run them all again')
+    .action(async () => {
+      const result = await withProgress('Refreshing migrations', () => withMigrator(ctx.requireApp(), (m) => m.refresh()))
+      const c = colors()
+      for (const name of result.rolledBack) ctx.out(`${c.yellow('Rolled back:')} ${name}`)
+      for (const name of result.ran) ctx.out(`${c.green('Migrated:')} ${name}`)
+    })
+}

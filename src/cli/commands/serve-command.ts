@@ -1,0 +1,204 @@
+/**
+ * @module cli/commands/serve-command
+ * `craft serve [--host 127.0.0.1] [--port 8000] [--workers N|auto] [--watch]`: boots the app,
+ * listens and prints the URL. On SIGTERM/SIGINT it stops accepting, finishes in-flight requests,
+ * closes pools. With `--workers` N > 1 the primary forks N workers (node:cluster) sharing the
+ * port, restarts a worker that dies, and on SIGTERM stops them one by one. With `--watch` this
+ * process only supervises: it runs the server in a child process and restarts it (debounced,
+ * 200 ms) when a source file of the app changes (see `watchAndServe`).
+ */
+import cluster from 'node:cluster'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { watch } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import type { Command } from 'commander'
+import { startServer } from '../../http/server.js'
+import { loadEnvironment } from '../../foundation/bootstrap.js'
+import { CliError } from '../cli-error.js'
+import type { CliContext } from '../context.js'
+import { colors } from '../output.js'
+
+interface ServeOptions {
+  host: string
+  port: string
+  workers?: string
+  watch?: boolean
+}
+
+/** Files whose change restarts `serve --watch`: sources, templates, JSON and `.env`. */
+const WATCHED = /(\.([cm]?[jt]s|json|html|njk)|^\.env|[\\/]\.env)$/
+/** Folders never watched: dependencies, runtime data, VCS, the app's tests. */
+const IGNORED = /^(node_modules|storage|\.git|tests|dist|coverage)([\\/]|$)|[\\/]node_modules[\\/]/
+
+/** True when a change to `file` (relative to the app root) should restart the server. */
+export function shouldRestart(file: string): boolean {
+  return WATCHED.test(file) && !IGNORED.test(file) && !/\.d\.[cm]?ts$/.test(file)
+}
+
+function parsePort(value: string): number {
+  const port = Number(value)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a number from 0 to 65535, not "${value}".`)
+  return port
+}
+
+function parseWorkers(value: string | undefined): number {
+  if (value === undefined) return 1
+  if (value === 'auto') return availableParallelism()
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new CliError(`--workers must be a whole number from 1 to 256 or "auto", not "${value}".`)
+  return n
+}
+
+async function serveOne(ctx: CliContext, host: string, port: number, announce: boolean): Promise<void> {
+  const app = await ctx.boot('http')
+  let running
+  try {
+    running = await startServer(app, { host, port })
+  } catch (error) {
+    await app.shutdown()
+    const code = (error as { code?: string }).code
+    if (code === 'EADDRINUSE') throw new CliError(`Port ${port} on ${host} is already in use: stop the other server, or choose another port with --port.`)
+    if (code === 'EACCES') throw new CliError(`Not allowed to listen on ${host}:${port} (ports below 1024 need privileges): choose another port with --port.`)
+    if (code === 'EADDRNOTAVAIL') throw new CliError(`${host} is not an address of this machine: use --host 127.0.0.1 (or 0.0.0.0 for every interface).`)
+    throw error
+  }
+  if (announce) ctx.out(`Trowel is serving on ${colors().cyan(running.url)}`)
+  const stop = (signal: string) => {
+    app.log.info('server.stopping', { signal })
+    running.close().then(() => process.exit(0), () => process.exit(1))
+  }
+  process.once('SIGTERM', () => stop('SIGTERM'))
+  process.once('SIGINT', () => stop('SIGINT'))
+}
+
+export function registerServeCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('serve')
+    .summary('start the HTTP server')
+    .description(
+      'Start the HTTP server and print its URL. SIGTERM or Ctrl-C stops accepting connections, lets requests in flight finish and closes the database pools. ' +
+        'With --workers N the primary process forks N workers (node:cluster) that share the port and restarts any that dies; ' +
+        'the memory session and throttle drivers are refused then (each process would keep its own), and failed logins are counted in the database unless THROTTLE_DRIVER says otherwise. ' +
+        'With --watch (for development) craft runs the server in a child process and restarts it when a .ts, .js, .json, .html or .env file of the app changes ' +
+        "(node's recursive fs.watch; changes within 200 ms are gathered into one restart; node_modules, storage, tests and .git are ignored). " +
+        'A server that fails to start, say on a syntax error, is reported and started again at the next change.',
+    )
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on', '8000')
+    .option('--workers <n>', 'fork N worker processes (node:cluster); "auto" = one per core')
+    .option('--watch', 'restart the server when a file of the app changes (for development)')
+    .action(async (opts: ServeOptions) => {
+      const root = ctx.requireApp()
+      loadEnvironment(root)
+      const port = parsePort(opts.port)
+      const workers = parseWorkers(opts.workers)
+      if (opts.watch) {
+        watchAndServe(ctx, root, ['--host', opts.host, '--port', String(port), ...(opts.workers ? ['--workers', opts.workers] : [])])
+        return
+      }
+      if (workers === 1 || cluster.isWorker) {
+        await serveOne(ctx, opts.host, port, !cluster.isWorker)
+        return
+      }
+      const driver = (process.env.SESSION_DRIVER ?? 'cookie').toLowerCase()
+      if (driver === 'memory') throw new CliError('SESSION_DRIVER=memory keeps sessions in one process; use cookie, database or redis with --workers.')
+      if ((process.env.THROTTLE_DRIVER ?? '').toLowerCase() === 'memory') {
+        throw new CliError('THROTTLE_DRIVER=memory counts failed logins per process; use database or redis with --workers.')
+      }
+      // Workers inherit this: shared state defaults to shared stores (see auth/auth-provider.ts).
+      process.env.TROWEL_WORKERS = String(workers)
+      let stopping = false
+      let ready = 0
+      const fork = () => {
+        const worker = cluster.fork()
+        worker.on('listening', (address) => {
+          if (++ready === workers) ctx.out(`Trowel is serving on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${address.port} with ${workers} workers`)
+        })
+      }
+      for (let i = 0; i < workers; i++) fork()
+      cluster.on('exit', (worker, code) => {
+        if (stopping) return
+        ctx.out(`worker ${worker.process.pid} exited (${code}); starting another`)
+        fork()
+      })
+      const stop = async () => {
+        if (stopping) return
+        stopping = true
+        for (const worker of Object.values(cluster.workers ?? {})) {
+          if (!worker) continue
+          await new Promise<void>((resolve) => {
+            worker.once('exit', () => resolve())
+            worker.process.kill('SIGTERM')
+          })
+        }
+        process.exit(0)
+      }
+      process.once('SIGTERM', stop)
+      process.once('SIGINT', stop)
+    })
+}
+
+/**
+ * `serve --watch`: runs `craft serve` (without --watch) in a child process and restarts it when a
+ * watched file changes (node's recursive `fs.watch`, events gathered for 200 ms). A child that
+ * fails to boot (a syntax error, say) is reported and restarted at the next change.
+ */
+function watchAndServe(ctx: CliContext, root: string, serveArgs: string[]): void {
+  const c = colors()
+  const script = process.argv[1]!
+  let child: ChildProcess | null = null
+  let stopping = false
+  let restarting = false
+  const pending = new Set<string>()
+  let timer: ReturnType<typeof setTimeout> | undefined
+
+  const start = () => {
+    const current = spawn(process.execPath, [script, 'serve', ...serveArgs], { cwd: root, stdio: 'inherit' })
+    child = current
+    current.on('exit', (code, signal) => {
+      if (child === current) child = null
+      if (!stopping && !restarting) ctx.out(c.yellow(`The server stopped (${code ?? signal}); waiting for a file change to restart it.`))
+    })
+  }
+  const stopChild = () =>
+    new Promise<void>((resolve) => {
+      const current = child
+      if (!current || current.exitCode !== null || current.signalCode !== null) return resolve()
+      const kill = setTimeout(() => current.kill('SIGKILL'), 5000)
+      current.once('exit', () => {
+        clearTimeout(kill)
+        resolve()
+      })
+      current.kill('SIGTERM')
+    })
+  const restart = async () => {
+    const files = [...pending]
+    pending.clear()
+    ctx.out(c.yellow(`${files[0]}${files.length > 1 ? ` and ${files.length - 1} more` : ''} changed: restarting`))
+    restarting = true
+    await stopChild()
+    restarting = false
+    if (!stopping) start()
+  }
+  const watcher = watch(root, { recursive: true }, (_event, filename) => {
+    if (!filename || stopping) return
+    const file = filename.toString()
+    if (!shouldRestart(file)) return
+    pending.add(file)
+    clearTimeout(timer)
+    timer = setTimeout(() => void restart(), 200)
+  })
+  watcher.on('error', (error) => ctx.out(c.red(`Watching ${root} failed: ${error.message}`)))
+  ctx.out(c.dim(`Watching ${root}: a change to a .ts, .js, .json, .html or .env file restarts the server`))
+  start()
+  const stop = async () => {
+    if (stopping) return
+    stopping = true
+    clearTimeout(timer)
+    watcher.close()
+    await stopChild()
+    process.exit(0)
+  }
+  process.once('SIGTERM', () => void stop())
+  process.once('SIGINT', () => void stop())
+}

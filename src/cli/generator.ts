@@ -1,0 +1,52 @@
+/**
+ * @module cli/generator
+ * What every generator does: render a stub, refuse to overwrite an existing file without
+ * `--force`, write it (creating folders), print its path.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, relative } from 'node:path'
+import { FRAMEWORK_ROOT } from '../foundation/application.js'
+import { CliError } from './cli-error.js'
+import { colors } from './output.js'
+
+export function readStub(name: string): string {
+  return readFileSync(`${FRAMEWORK_ROOT}/stubs/${name}`, 'utf8')
+}
+
+/** Replaces `{{ key }}` placeholders. */
+export function renderStub(name: string, vars: Record<string, string> = {}): string {
+  return readStub(name).replace(/\{\{\s*(\w+)\s*\}\}/g, (_, key: string) => {
+    if (!(key in vars)) throw new Error(`stub ${name} needs "${key}"`)
+    return vars[key]!
+  })
+}
+
+export interface WriteOptions {
+  force?: boolean
+  root: string
+  out: (line: string) => void
+}
+
+/** Checks every target first, so a refused run writes nothing at all. */
+export function writeFiles(files: { path: string; contents: string }[], options: WriteOptions): void {
+  if (!options.force) {
+    const existing = files.filter((f) => existsSync(f.path))
+    if (existing.length > 0) {
+      throw new CliError(`${existing.map((f) => relative(options.root, f.path)).join(', ')} already exist${existing.length === 1 ? 's' : ''}; use --force to overwrite.`)
+    }
+  }
+  for (const file of files) {
+    mkdirSync(dirname(file.path), { recursive: true })
+    writeFileSync(file.path, file.contents)
+    options.out(`${colors().green('Created')} ${relative(options.root, file.path) || file.path}`)
+  }
+}
+
+/** `posts` → `Posts`, `add_api_token_users` → `AddApiTokenUsers`. */
+export function pascalCase(value: string): string {
+  return value
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('')
+}

@@ -1,0 +1,104 @@
+/**
+ * @module cli
+ * `craft`: the command line. The framework's `bin/craft.js` and every app's `craft` file call
+ * `main()`. Errors are one line on stderr with a non-zero exit; `APP_DEBUG=true` adds the stack.
+ */
+import { existsSync, realpathSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { Command, CommanderError } from 'commander'
+import { createApplication } from '../foundation/bootstrap.js'
+import { CliError } from './cli-error.js'
+import { notInApp, type CliContext } from './context.js'
+import { colors, formatError } from './output.js'
+import { registerNewCommand } from './commands/new-command.js'
+import { registerServeCommand } from './commands/serve-command.js'
+import { registerKeyGenerateCommand } from './commands/key-generate-command.js'
+import { registerControllerCommand } from './commands/controller-command.js'
+import { registerRoutesListCommand } from './commands/routes-list-command.js'
+import { registerMigrateCommands } from './commands/migrate-commands.js'
+import { registerAuthCommand } from './commands/auth-command.js'
+import { registerApiInstallCommand } from './commands/api-install-command.js'
+import { registerTestCommand } from './commands/test-command.js'
+
+export { CliError } from './cli-error.js'
+export type { CliContext } from './context.js'
+
+let tsxRegistered = false
+/** Lets Node load the app's TypeScript files (tsx; Node 20 has no type stripping). */
+export async function registerTypeScript(): Promise<void> {
+  if (tsxRegistered || process.env.TROWEL_NO_TSX === '1') return
+  tsxRegistered = true
+  const { register } = await import('tsx/esm/api')
+  register()
+}
+
+function isAppRoot(dir: string): boolean {
+  return ['Kernel.ts', 'Kernel.js'].some((f) => existsSync(resolve(dir, f)))
+}
+
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command('craft')
+  program
+    .description('Trowel command line')
+    .usage('<command> [options]')
+    .helpCommand(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => process.stdout.write(s),
+      writeErr: (s) => process.stderr.write(s),
+      // One line: commander's message plus its "(Did you mean ...?)" suggestion when it has one.
+      outputError: (s, write) => {
+        const line = s.split('\n').map((l) => l.trim()).filter(Boolean).join(' ')
+        write(line.replace(/^error:/, colors(process.stderr).red('error:')) + '\n')
+      },
+    })
+  registerNewCommand(program, ctx)
+  registerServeCommand(program, ctx)
+  registerAuthCommand(program, ctx)
+  registerApiInstallCommand(program, ctx)
+  registerMigrateCommands(program, ctx)
+  registerControllerCommand(program, ctx)
+  registerRoutesListCommand(program, ctx)
+  registerKeyGenerateCommand(program, ctx)
+  registerTestCommand(program, ctx)
+  for (const cmd of program.commands) cmd.exitOverride()
+  return program
+}
+
+export async function main(argv: string[] = process.argv, options: { appRoot?: string | null } = {}): Promise<void> {
+  let appRoot = options.appRoot ?? null
+  if (appRoot === null && isAppRoot(process.cwd())) appRoot = process.cwd()
+  if (appRoot) {
+    appRoot = realpathSync(appRoot)
+    await registerTypeScript()
+  }
+  const ctx: CliContext = {
+    appRoot,
+    out: (line) => process.stdout.write(line + '\n'),
+    requireApp: () => appRoot ?? notInApp(),
+    boot: async (mode) => {
+      const root = appRoot ?? notInApp()
+      await registerTypeScript()
+      return createApplication(root, { mode })
+    },
+  }
+  const program = buildProgram(ctx)
+  try {
+    if (argv.length <= 2) {
+      program.outputHelp()
+      return
+    }
+    await program.parseAsync(argv)
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') return
+      process.exit(error.exitCode || 1)
+    }
+    process.stderr.write(`${colors(process.stderr).red('error:')} ${formatError(error, appRoot)}\n`)
+    if (String(process.env.APP_DEBUG).toLowerCase() === 'true' && error instanceof Error && !(error instanceof CliError)) {
+      process.stderr.write(`${error.stack}\n`)
+    }
+    // Exit now: a failed boot may have opened pools or sockets that would keep the process alive.
+    process.exit(error instanceof CliError ? error.exitCode : 1)
+  }
+}

@@ -1,0 +1,444 @@
+/**
+ * @module database/model
+ * `Model`: a small active record over knex. A model class names its table and rules as statics;
+ * an instance holds its row in a plain object that reads and writes as properties (`user.email`,
+ * `user.email = 'x'`), tracks what changed, and saves only that.
+ *
+ * ```ts
+ * export class User extends Authenticates(Model) {
+ *   static table = 'users'
+ *   static fillable = ['name', 'email', 'password']
+ *   static hidden = ['password', 'remember_token']
+ *   declare name: string        // optional: typed columns (use `declare`, never an initializer)
+ * }
+ * const user = await User.create({ name: 'Ada', email: 'ada@example.com', password: hash })
+ * await User.where('email', email).first()
+ * ```
+ *
+ * The settings a model may declare (all optional, none declared on `Model` itself so that a
+ * subclass writes `static table = 'users'` without `override` under `noImplicitOverride`):
+ * - `static table`: the table (default: the class name in snake_case, plural: `User` → `users`).
+ * - `static primaryKey = 'id'`
+ * - `static fillable: string[]`: the only keys `create()`, `fill()`, `update()` and
+ *   `new Model(attrs)` take; every other key is ignored silently (mass assignment). Framework
+ *   code that must set other columns uses `forceFill()`.
+ * - `static hidden: string[]`: never serialised (`serialize()`, `toJSON()`, JSON responses).
+ * - `static extraHidden: string[]`: for mixins. Class fields cannot extend a parent's array
+ *   (`static hidden = [...super.hidden, 'api_token']` is not allowed), and a mixin must not
+ *   replace the model's own `hidden`. So every class in the chain may declare `extraHidden`, and
+ *   `hiddenFields()` returns `hidden` plus every `extraHidden` up the chain. A mixin can also
+ *   override `static hiddenFields()` and call `super.hiddenFields()`.
+ * - `static casts: Record<string, 'date' | 'boolean' | 'number' | 'json'>`
+ * - `static timestamps = true`: `created_at` and `updated_at` are set on save (whole seconds,
+ *   so every database stores the same value) and cast as dates.
+ * - `static connection`: a connection name of `config/database.ts` (default: the default one).
+ *
+ * Lookups take user input safely: `find`, `findBy` and `where` with `undefined` or `null` (or an
+ * array or object) match nothing, never the rows whose column is NULL. Database errors are
+ * translated: unique violations → `UniqueConstraintError` (409), lost connections →
+ * `DatabaseUnavailableError` (503).
+ *
+ * An attribute whose name is also a member of the class (`save`, `delete`, `exists`…) is reached
+ * with `getAttribute()` / `setAttribute()`. Instance state that is not a column must be declared
+ * as an initialised class field; any other assigned property is taken for a column.
+ */
+import { inspect, type InspectOptions } from 'node:util'
+import type { Knex } from 'knex'
+import { type CastType, fromAssignment, fromDatabase, sameValue, toDatabase, toJsonValue } from './casts.js'
+import { getDatabase } from './database-manager.js'
+import { ModelNotFoundError, translateDatabaseError } from './errors.js'
+import { driverOf } from './lookup-value.js'
+import { ModelQuery, type QueryModel, type WhereOperator } from './model-query.js'
+
+export type Attributes = Record<string, unknown>
+
+/** The statics a model class may declare (see the module documentation). */
+export interface ModelSettings {
+  table?: string
+  primaryKey?: string
+  fillable?: readonly string[]
+  hidden?: readonly string[]
+  extraHidden?: readonly string[]
+  casts?: Readonly<Record<string, CastType>>
+  timestamps?: boolean
+  connection?: string
+}
+
+/** Run a model operation on a given knex instance or transaction instead of the model's connection. */
+export interface PersistOptions {
+  client?: Knex | Knex.Transaction
+}
+
+function settings(model: object): ModelSettings {
+  return model as ModelSettings
+}
+
+function tableNameFor(className: string): string {
+  const snake = className.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[^A-Za-z0-9_]/g, '').toLowerCase() || 'model'
+  if (/(s|x|z|ch|sh)$/.test(snake)) return `${snake}es`
+  if (/[^aeiou]y$/.test(snake)) return `${snake.slice(0, -1)}ies`
+  return `${snake}s`
+}
+
+/** Every `extraHidden` declared on `model` or a class it extends. */
+function extraHiddenOf(model: object): string[] {
+  const fields: string[] = []
+  for (let current: object | null = model; current && current !== Function.prototype; current = Object.getPrototypeOf(current) as object | null) {
+    if (Object.hasOwn(current, 'extraHidden')) fields.push(...(settings(current).extraHidden ?? []))
+  }
+  return fields
+}
+
+/** Whole seconds: what MySQL's DATETIME keeps, so a saved and a reloaded model agree everywhere. */
+function now(): Date {
+  return new Date(Math.floor(Date.now() / 1000) * 1000)
+}
+
+const ATTRIBUTE_ACCESS: ProxyHandler<Model> = {
+  get(target, property, receiver) {
+    if (typeof property === 'symbol' || property in target) return Reflect.get(target, property, receiver)
+    return target.$attributes[property]
+  },
+  set(target, property, value, receiver) {
+    if (typeof property === 'symbol' || property in target) return Reflect.set(target, property, value, receiver)
+    target.setAttribute(property, value)
+    return true
+  },
+  has(target, property) {
+    return property in target || (typeof property === 'string' && Object.hasOwn(target.$attributes, property))
+  },
+  deleteProperty(target, property) {
+    if (typeof property === 'string' && Object.hasOwn(target.$attributes, property)) {
+      delete target.$attributes[property]
+      return true
+    }
+    return Reflect.deleteProperty(target, property)
+  },
+  ownKeys(target) {
+    return [...new Set([...Reflect.ownKeys(target), ...Object.keys(target.$attributes)])]
+  },
+  getOwnPropertyDescriptor(target, property) {
+    const own = Reflect.getOwnPropertyDescriptor(target, property)
+    if (own || typeof property !== 'string' || !Object.hasOwn(target.$attributes, property)) return own
+    return { value: target.$attributes[property], writable: true, enumerable: true, configurable: true }
+  },
+}
+
+export class Model {
+  /** Columns read and written as properties (`user.email`). Declare typed ones with `declare`. */
+  [column: string]: any
+
+  /** The current attribute values (already cast). Prefer `getAttribute()`/`getAttributes()`. */
+  declare $attributes: Attributes
+  /** The values as last loaded or saved, for dirty tracking. */
+  declare $original: Attributes
+  /** Whether the model is stored (loaded, or saved once). */
+  declare $exists: boolean
+
+  /** A new, unsaved model filled with the fillable keys of `attributes`. */
+  constructor(attributes: Attributes = {}) {
+    // Non-enumerable, so `Object.keys(user)` and `{ ...user }` list the columns only.
+    Object.defineProperty(this, '$attributes', { value: {}, writable: true, enumerable: false, configurable: true })
+    Object.defineProperty(this, '$original', { value: {}, writable: true, enumerable: false, configurable: true })
+    Object.defineProperty(this, '$exists', { value: false, writable: true, enumerable: false, configurable: true })
+    this.fill(attributes)
+    // Returning the proxy makes it `this` for subclass constructors and every method call.
+    return new Proxy(this, ATTRIBUTE_ACCESS)
+  }
+
+  // ---- class settings -------------------------------------------------------------------
+
+  /** The table: `static table`, else the class name in snake_case plural (`User` → `users`). */
+  static getTable(): string {
+    const table = settings(this).table
+    return typeof table === 'string' && table !== '' ? table : tableNameFor(this.name)
+  }
+
+  static getPrimaryKey(): string {
+    return settings(this).primaryKey ?? 'id'
+  }
+
+  static getFillable(): readonly string[] {
+    return settings(this).fillable ?? []
+  }
+
+  /** `hidden` plus every `extraHidden` declared up the class chain (mixins add theirs there). */
+  static hiddenFields(): string[] {
+    return [...new Set([...(settings(this).hidden ?? []), ...extraHiddenOf(this)])]
+  }
+
+  /** `casts`, plus `created_at`/`updated_at` as dates when the model has timestamps. */
+  static getCasts(): Readonly<Record<string, CastType>> {
+    const casts = settings(this).casts ?? {}
+    return this.usesTimestamps() ? { created_at: 'date', updated_at: 'date', ...casts } : casts
+  }
+
+  static usesTimestamps(): boolean {
+    return settings(this).timestamps ?? true
+  }
+
+  /** The knex instance of the model's connection (or `client` when given). */
+  static getKnex(client?: Knex | Knex.Transaction): Knex {
+    return client ?? getDatabase().connection(settings(this).connection)
+  }
+
+  // ---- queries --------------------------------------------------------------------------
+
+  /** The plain knex query builder on the model's table (rows, not models). */
+  static query(client?: Knex | Knex.Transaction): Knex.QueryBuilder {
+    return this.getKnex(client)(this.getTable())
+  }
+
+  /** A `ModelQuery` on the model's table, optionally inside a transaction. */
+  static newQuery<T extends typeof Model>(this: T, client?: Knex | Knex.Transaction): ModelQuery<InstanceType<T>> {
+    const knex = this.getKnex(client)
+    return new ModelQuery<InstanceType<T>>(this as unknown as QueryModel<InstanceType<T>>, knex(this.getTable()), driverOf(knex))
+  }
+
+  /** `where(column, value)` or `where(column, operator, value)`: a chainable `ModelQuery`. */
+  static where<T extends typeof Model>(this: T, column: string, value: unknown): ModelQuery<InstanceType<T>>
+  static where<T extends typeof Model>(this: T, column: string, operator: WhereOperator, value: unknown): ModelQuery<InstanceType<T>>
+  static where<T extends typeof Model>(this: T, column: string, ...rest: unknown[]): ModelQuery<InstanceType<T>> {
+    const query = this.newQuery()
+    return rest.length >= 2 ? query.where(column, rest[0] as WhereOperator, rest[1]) : query.where(column, rest[0])
+  }
+
+  /** The model with this primary key, or `null` (also for `undefined`/`null` ids). */
+  static find<T extends typeof Model>(this: T, id: unknown, options: PersistOptions = {}): Promise<InstanceType<T> | null> {
+    // Not `async`: returning findBy's promise directly saves two microtask turns per lookup.
+    return this.findBy(this.getPrimaryKey(), id, options)
+  }
+
+  /** Like `find`, but throws `ModelNotFoundError` (404 `E_NOT_FOUND`) when there is none. */
+  static async findOrFail<T extends typeof Model>(this: T, id: unknown, options: PersistOptions = {}): Promise<InstanceType<T>> {
+    const model = await this.findBy(this.getPrimaryKey(), id, options)
+    if (!model) throw new ModelNotFoundError(this.name)
+    return model
+  }
+
+  /**
+   * The first model whose `column` equals `value`, or `null`; `undefined`/`null` values return
+   * `null` without a query. Uses the connection's prepared-statement fast path.
+   */
+  static async findBy<T extends typeof Model>(this: T, column: string, value: unknown, options: PersistOptions = {}): Promise<InstanceType<T> | null> {
+    if (value === undefined || value === null) return null
+    if (options.client) return this.newQuery(options.client).where(column, value).first()
+    const row = await getDatabase().prepared(settings(this).connection).findBy(this.getTable(), column, value)
+    return row ? this.hydrate(row) : null
+  }
+
+  /** Every row of the table, by primary key. */
+  static async all<T extends typeof Model>(this: T, options: PersistOptions = {}): Promise<InstanceType<T>[]> {
+    return this.newQuery(options.client).orderBy(this.getPrimaryKey()).get()
+  }
+
+  /** Creates and saves a model from the fillable keys of `attributes` (others are ignored). */
+  static async create<T extends typeof Model>(this: T, attributes: Attributes, options: PersistOptions = {}): Promise<InstanceType<T>> {
+    const model = new this(attributes) as InstanceType<T>
+    await model.save(options)
+    return model
+  }
+
+  /** A stored model from a database row (casts applied, nothing dirty). */
+  static hydrate<T extends typeof Model>(this: T, row: Attributes): InstanceType<T> {
+    const model = new this() as InstanceType<T>
+    model.$attributes = this.attributesFromRow(row)
+    model.$exists = true
+    model.syncOriginal()
+    return model
+  }
+
+  /** A row's values with the model's casts applied. */
+  static attributesFromRow(row: Attributes): Attributes {
+    const casts = this.getCasts()
+    const attributes: Attributes = {}
+    for (const [key, value] of Object.entries(row)) attributes[key] = fromDatabase(casts[key], value)
+    return attributes
+  }
+
+  /** Attribute values → the values bound in SQL (casts reversed, `undefined` dropped). */
+  static toDatabaseValues(values: Attributes): Attributes {
+    const casts = this.getCasts()
+    const out: Attributes = {}
+    for (const [key, value] of Object.entries(values)) if (value !== undefined) out[key] = toDatabase(casts[key], value)
+    return out
+  }
+
+  // ---- attributes -----------------------------------------------------------------------
+
+  getAttribute<V = unknown>(key: string): V {
+    return this.$attributes[key] as V
+  }
+
+  /** Sets one attribute (any column), applying its cast (`'1'` → `true` for a boolean). */
+  setAttribute(key: string, value: unknown): this {
+    this.$attributes[key] = fromAssignment(this.modelClass().getCasts()[key], value)
+    return this
+  }
+
+  /** A copy of every attribute, hidden ones included. */
+  getAttributes(): Attributes {
+    return { ...this.$attributes }
+  }
+
+  /** Sets the fillable keys of `attributes`; every other key is ignored. */
+  fill(attributes: Attributes): this {
+    const fillable = new Set(this.modelClass().getFillable())
+    for (const [key, value] of Object.entries(attributes)) if (fillable.has(key)) this.setAttribute(key, value)
+    return this
+  }
+
+  /** Sets any keys, fillable or not: for framework code, never for request input. */
+  forceFill(attributes: Attributes): this {
+    for (const [key, value] of Object.entries(attributes)) this.setAttribute(key, value)
+    return this
+  }
+
+  getKey(): unknown {
+    return this.$attributes[this.modelClass().getPrimaryKey()]
+  }
+
+  /** Whether `key` (or any attribute) differs from the stored value. */
+  isDirty(key?: string): boolean {
+    const dirty = this.getDirty()
+    return key === undefined ? Object.keys(dirty).length > 0 : Object.hasOwn(dirty, key)
+  }
+
+  /** The attributes that differ from the stored values. */
+  getDirty(): Attributes {
+    const dirty: Attributes = {}
+    for (const [key, value] of Object.entries(this.$attributes)) {
+      if (!Object.hasOwn(this.$original, key) || !sameValue(value, this.$original[key])) dirty[key] = value
+    }
+    return dirty
+  }
+
+  /** Marks the current attributes as the stored ones. */
+  syncOriginal(): this {
+    this.$original = { ...this.$attributes }
+    return this
+  }
+
+  // ---- persistence ----------------------------------------------------------------------
+
+  /**
+   * Inserts the model, or updates its changed attributes; sets `created_at`/`updated_at` when
+   * the model has timestamps. After an insert the new primary key is read back
+   * (`RETURNING` on PostgreSQL, the insert id on SQLite and MySQL). Returns the model.
+   */
+  async save(options: PersistOptions = {}): Promise<this> {
+    const model = this.modelClass()
+    const knex = model.getKnex(options.client)
+    const table = model.getTable()
+    const primaryKey = model.getPrimaryKey()
+    try {
+      if (this.$exists) {
+        const dirty = this.getDirty()
+        if (Object.keys(dirty).length === 0) return this
+        if (model.usesTimestamps() && !Object.hasOwn(dirty, 'updated_at')) dirty.updated_at = this.$attributes.updated_at = now()
+        const key = Object.hasOwn(this.$original, primaryKey) ? this.$original[primaryKey] : this.getKey()
+        await knex(table).where(primaryKey, key as Knex.Value).update(model.toDatabaseValues(dirty))
+      } else {
+        if (model.usesTimestamps()) {
+          const stamp = now()
+          if (this.$attributes.created_at == null) this.$attributes.created_at = stamp
+          if (this.$attributes.updated_at == null) this.$attributes.updated_at = stamp
+        }
+        const values = model.toDatabaseValues(this.$attributes)
+        let id: unknown
+        if (driverOf(knex) === 'postgres') {
+          const rows = (await knex(table).insert(values).returning(primaryKey)) as Attributes[]
+          id = rows[0]?.[primaryKey]
+        } else {
+          const result = (await knex(table).insert(values)) as unknown[]
+          id = result[0]
+        }
+        if (this.$attributes[primaryKey] == null && id != null && id !== 0) this.$attributes[primaryKey] = id
+        this.$exists = true
+      }
+    } catch (error) {
+      throw translateDatabaseError(error, { table })
+    }
+    this.syncOriginal()
+    return this
+  }
+
+  /** Fills the fillable keys of `attributes` and saves. */
+  async update(attributes: Attributes, options: PersistOptions = {}): Promise<this> {
+    return this.fill(attributes).save(options)
+  }
+
+  /** Deletes the row; returns whether one was deleted. */
+  async delete(options: PersistOptions = {}): Promise<boolean> {
+    if (!this.$exists) return false
+    const model = this.modelClass()
+    const primaryKey = model.getPrimaryKey()
+    const key = Object.hasOwn(this.$original, primaryKey) ? this.$original[primaryKey] : this.getKey()
+    try {
+      const count = await model.getKnex(options.client)(model.getTable()).where(primaryKey, key as Knex.Value).delete()
+      this.$exists = false
+      return Number(count) > 0
+    } catch (error) {
+      throw translateDatabaseError(error, { table: model.getTable() })
+    }
+  }
+
+  /** Reloads every attribute from the database; throws `ModelNotFoundError` when the row is gone. */
+  async refresh(options: PersistOptions = {}): Promise<this> {
+    const model = this.modelClass()
+    let row: Attributes | undefined
+    try {
+      row = (await model.query(options.client).where(model.getPrimaryKey(), this.getKey() as Knex.Value).first()) as Attributes | undefined
+    } catch (error) {
+      throw translateDatabaseError(error, { table: model.getTable() })
+    }
+    if (!row) throw new ModelNotFoundError(model.name)
+    this.$attributes = model.attributesFromRow(row)
+    this.$exists = true
+    return this.syncOriginal()
+  }
+
+  // ---- serialisation --------------------------------------------------------------------
+
+  /** The attributes without the hidden ones, dates as ISO strings: what JSON responses show. */
+  serialize(): Attributes {
+    const hidden = new Set(this.modelClass().hiddenFields())
+    const out: Attributes = {}
+    for (const [key, value] of Object.entries(this.$attributes)) if (!hidden.has(key)) out[key] = toJsonValue(value)
+    return out
+  }
+
+  toJSON(): Attributes {
+    return this.serialize()
+  }
+
+  /** `console.log(user)` shows `User { id: 1, … }`, hidden fields left out as in JSON. */
+
+  modelClass(): typeof Model {
+    return this.constructor as typeof Model
+  }
+}
+
+// util.inspect shows a model's serialised attributes; defined outside the class so that mixin
+// declarations never need to name the symbol.
+Object.defineProperty(Model.prototype, inspect.custom, {
+  value(this: Model, _depth: number, options: InspectOptions): string {
+    return `${this.constructor.name} ${inspect(this.serialize(), options)}`
+  },
+})
+
+/**
+ * The type a mixin takes and extends:
+ * ```ts
+ * export function Authenticates<T extends ModelClass>(Base: T) {
+ *   return class extends Base {
+ *     static authColumn = 'email'
+ *     static extraHidden = ['remember_token']
+ *     static async findForAuth(value: unknown) { return this.findBy(this.authColumn, value) }
+ *   }
+ * }
+ * ```
+ * It is a plain (not `abstract`) construct signature: with `abstract new`, TypeScript would force
+ * every mixin's returned class to be declared `abstract` as well (TS2797).
+ */
+export type ModelClass<M extends Model = Model> = (new (...args: any[]) => M) & Omit<typeof Model, 'prototype'>

@@ -1,0 +1,111 @@
+/**
+ * @module database/prepared-lookup
+ * `PreparedLookup.findBy(table, column, value)`: the single-row lookup that runs on every
+ * authenticated request (user by id, login by token hash). On SQLite it reuses one
+ * better-sqlite3 statement per (table, column) instead of letting knex compile and prepare the
+ * query each time; on PostgreSQL and MySQL it is knex `where().first()`.
+ */
+import type { Knex } from 'knex'
+import type { DatabaseDriver } from './database-manager.js'
+import { translateDatabaseError } from './errors.js'
+import { NO_MATCH, isLookupTypeMismatch, lookupValue } from './lookup-value.js'
+
+/** The slice of better-sqlite3's `Database` this module uses (the package ships no types). */
+interface RawSqliteDatabase {
+  readonly open: boolean
+  readonly inTransaction: boolean
+  prepare(sql: string): { get(...params: unknown[]): unknown }
+}
+
+interface KnexClientInternals {
+  acquireConnection(): Promise<unknown>
+  releaseConnection(connection: unknown): unknown
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?$/
+
+function quote(identifier: string): string {
+  return identifier
+    .split('.')
+    .map((part) => `"${part}"`)
+    .join('.')
+}
+
+/** A value better-sqlite3 can bind, converted as knex would (Date → ms, boolean → 0/1), or `undefined`. */
+function sqliteBinding(value: unknown): unknown {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || Buffer.isBuffer(value)) return value
+  if (typeof value === 'boolean') return value ? 1 : 0
+  if (value instanceof Date) return value.valueOf()
+  return undefined
+}
+
+/**
+ * One per connection, from `DatabaseManager.prepared()`.
+ *
+ * On SQLite the raw better-sqlite3 handle is taken from knex's pool once (`acquireConnection`)
+ * and handed straight back: that pool holds exactly one connection, so keeping it checked out
+ * would stall every other knex query. better-sqlite3 is synchronous, so a statement run on the
+ * shared handle can never interleave with a knex query. While the handle is inside a knex
+ * transaction the lookup goes through knex instead (and so waits for the transaction to end),
+ * so it never reads another caller's uncommitted rows. If the pool replaced the handle, it is
+ * fetched again and the statements are prepared anew.
+ */
+export class PreparedLookup {
+  private raw: RawSqliteDatabase | undefined
+  private statements = new Map<string, { get(...params: unknown[]): unknown }>()
+  private closed = false
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly driver: DatabaseDriver,
+  ) {}
+
+  /**
+   * The first row whose `column` equals `value`, or `undefined`. `undefined` and `null` values
+   * return `undefined` without a query: a lookup never matches rows whose column is NULL (nor do
+   * arrays or objects; see `lookupValue`).
+   */
+  async findBy(table: string, column: string, value: unknown): Promise<Record<string, unknown> | undefined> {
+    const bound = lookupValue(value, this.driver)
+    if (bound === NO_MATCH) return undefined
+    try {
+      if (this.driver === 'sqlite' && !this.closed && IDENTIFIER.test(table) && IDENTIFIER.test(column)) {
+        const binding = sqliteBinding(bound)
+        if (binding !== undefined) {
+          // The handle is kept: only the first lookup (or one after the pool replaced it) awaits.
+          const raw = this.raw?.open ? this.raw : await this.handle()
+          if (raw && !raw.inTransaction) {
+            const key = `${table}\u0000${column}`
+            let statement = this.statements.get(key)
+            if (!statement) {
+              statement = raw.prepare(`select * from ${quote(table)} where ${quote(column)} = ? limit 1`)
+              this.statements.set(key, statement)
+            }
+            return statement.get(binding) as Record<string, unknown> | undefined
+          }
+        }
+      }
+      return (await this.knex(table).where(column, bound).first()) as Record<string, unknown> | undefined
+    } catch (error) {
+      if (isLookupTypeMismatch(error)) return undefined
+      throw translateDatabaseError(error, { table })
+    }
+  }
+
+  /** Forgets the statements and the handle (the pool itself is destroyed by the manager). */
+  close(): void {
+    this.closed = true
+    this.statements.clear()
+    this.raw = undefined
+  }
+
+  private async handle(): Promise<RawSqliteDatabase | undefined> {
+    if (this.raw?.open) return this.raw
+    this.statements.clear()
+    const client = this.knex.client as KnexClientInternals
+    const raw = (await client.acquireConnection()) as RawSqliteDatabase
+    await client.releaseConnection(raw)
+    this.raw = raw
+    return raw
+  }
+}

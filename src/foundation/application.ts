@@ -1,0 +1,78 @@
+/**
+ * @module foundation/application
+ * The application: a container plus the app's folder, its loaded config files, the router, the
+ * kernel, the providers, a logger and shutdown hooks.
+ */
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Container } from '../container/container.js'
+import { Router } from '../routing/router.js'
+import { Logger } from '../support/logger.js'
+import type { ServiceProvider } from './service-provider.js'
+import type { HttpKernel } from './http-kernel.js'
+
+/** The root of the trowel package (the folder holding package.json, stubs/ and templates/). */
+export const FRAMEWORK_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..')
+
+export class Application extends Container {
+  readonly basePath: string
+  readonly router = new Router()
+  readonly log: Logger
+  readonly providers: ServiceProvider[] = []
+  kernel!: HttpKernel
+  isDebug: boolean
+  #config = new Map<string, any>()
+  #shutdownHooks: (() => unknown)[] = []
+  #shuttingDown?: Promise<void>
+
+  constructor(basePath: string, options: { log?: Logger } = {}) {
+    super()
+    this.basePath = resolve(basePath)
+    this.log = options.log ?? new Logger()
+    this.isDebug = String(process.env.APP_DEBUG ?? '').toLowerCase() === 'true'
+    this.bind('app', this)
+    this.bind('router', this.router)
+    this.bind('log', this.log)
+  }
+
+  /** A path inside the app's folder. */
+  path(...segments: string[]): string {
+    return join(this.basePath, ...segments)
+  }
+
+  /** A path inside the trowel package. */
+  frameworkPath(...segments: string[]): string {
+    return join(FRAMEWORK_ROOT, ...segments)
+  }
+
+  /** The exports of `config/<name>.ts`, or undefined when the app has no such file. */
+  config<T = any>(name: string): T | undefined {
+    return this.#config.get(name) as T | undefined
+  }
+
+  setConfig(name: string, exports: unknown): void {
+    this.#config.set(name, exports)
+  }
+
+  hasProvider(name: string): boolean {
+    return this.providers.some((p) => p.constructor.name === name || (p.constructor as { providerName?: string }).providerName === name)
+  }
+
+  onShutdown(fn: () => unknown): void {
+    this.#shutdownHooks.push(fn)
+  }
+
+  /** Runs shutdown hooks (closing pools, stores) once, newest first. */
+  shutdown(): Promise<void> {
+    this.#shuttingDown ??= (async () => {
+      for (const hook of this.#shutdownHooks.reverse()) {
+        try {
+          await hook()
+        } catch (error) {
+          this.log.error('app.shutdown_failed', { error })
+        }
+      }
+    })()
+    return this.#shuttingDown
+  }
+}

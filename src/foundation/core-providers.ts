@@ -1,0 +1,16 @@
+/**
+ * @module foundation/core-providers
+ * The framework's own providers, registered before the app's `PROVIDERS`: database, views,
+ * sessions, mail, auth (AuthProvider is listed in a new app's PROVIDERS too; a provider listed twice
+ * is registered once, so an app that drops it from the list keeps `ctx.auth`).
+ */
+import type { ServiceProviderClass } from './service-provider.js'
+import { DatabaseProvider } from '../database/database-provider.js'
+import { ViewProvider } from '../view/view-provider.js'
+import { SessionProvider } from '../session/session-provider.js'
+import { MailProvider } from '../mail/mail-provider.js'
+import { AuthProvider } from '../auth/auth-provider.js'
+
+export function coreProviders(): ServiceProviderClass[] {
+  return [DatabaseProvider, ViewProvider, SessionProvider, MailProvider, AuthProvider]
+}

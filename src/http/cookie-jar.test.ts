@@ -1,0 +1,32 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { CookieJar } from './cookie-jar.js'
+
+const KEY = 'base64:' + Buffer.alloc(32, 7).toString('base64')
+
+describe('CookieJar', () => {
+  it('signed values round-trip; tampering and renaming are rejected', () => {
+    const jar = new CookieJar(KEY)
+    const packed = jar.pack('a', 'hello')
+    assert.equal(jar.unpack('a', packed), 'hello')
+    assert.equal(jar.unpack('b', packed), undefined)
+    const tampered = packed.slice(0, 3) + (packed[3] === 'A' ? 'B' : 'A') + packed.slice(4)
+    assert.equal(jar.unpack('a', tampered), undefined)
+    assert.equal(jar.unpack('a', 'hello'), undefined)
+  })
+
+  it('encrypted values round-trip and are opaque', () => {
+    const jar = new CookieJar(KEY)
+    const packed = jar.pack('s', 'secret data', 'encrypted')
+    assert.equal(packed.includes('secret'), false)
+    assert.equal(jar.unpack('s', packed), 'secret data')
+    assert.equal(jar.unpack('t', packed), undefined)
+  })
+
+  it('a foreign key is refused; a previous key still verifies', () => {
+    const other = 'base64:' + Buffer.alloc(32, 9).toString('base64')
+    const old = new CookieJar(other).pack('a', 'v')
+    assert.equal(new CookieJar(KEY).unpack('a', old), undefined)
+    assert.equal(new CookieJar(KEY, [other]).unpack('a', old), 'v')
+  })
+})

@@ -1,0 +1,81 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { Readable } from 'node:stream'
+import type { IncomingMessage } from 'node:http'
+import { Application } from '../foundation/application.js'
+import { Logger } from '../support/logger.js'
+import { CookieJar } from './cookie-jar.js'
+import { HttpContext } from './context.js'
+import { Request } from './request.js'
+import { Response } from './response.js'
+import { ExceptionHandler } from './exception-handler.js'
+import { NotFoundError, TooManyRequestsError, ValidationError } from './errors.js'
+
+const jar = new CookieJar('base64:' + Buffer.alloc(32, 1).toString('base64'))
+
+function context(headers: Record<string, string> = {}, options: { debug?: boolean; json?: boolean } = {}) {
+  const lines: string[] = []
+  const app = new Application('/tmp', { log: new Logger({ sink: (line) => lines.push(line) }) })
+  app.isDebug = options.debug ?? false
+  const raw = Readable.from([]) as unknown as IncomingMessage
+  raw.headers = headers
+  raw.method = 'GET'
+  raw.url = '/x'
+  const request = new Request(raw, { trustProxy: false, cookies: jar })
+  const response = new Response({ cookies: jar, secure: false, urlFor: () => '/' })
+  const ctx = new HttpContext(app, request, response, options.json ? { path: '/x', methods: ['GET'], json: true } : null)
+  return { ctx, handler: new ExceptionHandler(app), lines }
+}
+
+describe('ExceptionHandler', () => {
+  it('renders HttpErrors as JSON with their status, code and headers when JSON is wanted', () => {
+    const { ctx, handler } = context({ accept: 'application/json' })
+    handler.render(ctx, new TooManyRequestsError(30))
+    assert.equal(ctx.response.statusCode, 429)
+    assert.equal(ctx.response.getHeader('retry-after'), '30')
+    assert.equal(JSON.parse(String(ctx.response.body)).code, 'E_TOO_MANY_REQUESTS')
+  })
+
+  it('renders an HTML page for browsers', () => {
+    const { ctx, handler } = context({ accept: 'text/html' })
+    handler.render(ctx, new NotFoundError())
+    assert.equal(ctx.response.statusCode, 404)
+    assert.match(String(ctx.response.getHeader('content-type')), /text\/html/)
+    assert.match(String(ctx.response.body), /404/)
+  })
+
+  it('API routes answer JSON whatever the Accept header', () => {
+    const { ctx, handler } = context({ accept: 'text/html' }, { json: true })
+    handler.render(ctx, new NotFoundError())
+    assert.deepEqual(JSON.parse(String(ctx.response.body)), { message: 'Not found.', code: 'E_NOT_FOUND' })
+  })
+
+  it('validation errors carry per-field messages', () => {
+    const { ctx, handler } = context({ accept: 'application/json' })
+    handler.render(ctx, new ValidationError({ email: ['The email field is required.'] }))
+    assert.equal(ctx.response.statusCode, 422)
+    assert.deepEqual(JSON.parse(String(ctx.response.body)).errors, { email: ['The email field is required.'] })
+  })
+
+  it('unexpected errors: 500 E_INTERNAL, logged with the stack, no detail in the answer', () => {
+    const { ctx, handler, lines } = context({ accept: 'application/json' })
+    handler.render(ctx, new Error('database password is hunter2'))
+    assert.equal(ctx.response.statusCode, 500)
+    assert.deepEqual(JSON.parse(String(ctx.response.body)), { message: 'Internal server error.', code: 'E_INTERNAL' })
+    assert.equal(lines.length, 1)
+    assert.match(lines[0]!, /ERROR http\.error/)
+  })
+
+  it('APP_DEBUG adds the stack', () => {
+    const { ctx, handler } = context({ accept: 'application/json' }, { debug: true })
+    handler.render(ctx, new Error('boom'))
+    assert.match(JSON.parse(String(ctx.response.body)).stack, /Error: boom/)
+  })
+
+  it('translators map driver errors before rendering', () => {
+    const { ctx, handler } = context({ accept: 'application/json' })
+    handler.translators.push((e) => (e instanceof RangeError ? new NotFoundError('mapped') : e))
+    handler.render(ctx, new RangeError('x'))
+    assert.equal(ctx.response.statusCode, 404)
+  })
+})

@@ -1,0 +1,102 @@
+/**
+ * @module http/exception-handler
+ * The one place errors become responses.
+ * - `HttpError`: its status, code and headers. JSON `{ message, code, ...details }` for API
+ *   routes, paths under an API prefix, requests that accept JSON and requests that sent JSON;
+ *   an HTML page otherwise.
+ * - `ValidationError` on a web form (session present, not JSON): 302 back with the errors and
+ *   the input (never passwords) flashed.
+ * - Anything else: logged with its stack, answered 500 `E_INTERNAL` with no detail unless
+ *   `APP_DEBUG=true`. Lost database connections answer 503 `E_UNAVAILABLE`.
+ */
+import type { Application } from '../foundation/application.js'
+import type { HttpContext } from './context.js'
+import { HttpError } from './http-error.js'
+import { InternalError, ValidationError } from './errors.js'
+
+export type ErrorTranslator = (error: unknown) => unknown
+export type ErrorPageRenderer = (page: { status: number; message: string; code: string; stack?: string }) => string
+
+export class ExceptionHandler {
+  readonly #app: Application
+  /** Maps driver errors (e.g. a lost database connection) to HttpErrors; set by providers. */
+  translators: ErrorTranslator[] = []
+  renderPage: ErrorPageRenderer = defaultErrorPage
+
+  constructor(app: Application) {
+    this.#app = app
+  }
+
+  toHttpError(error: unknown): HttpError {
+    let e = error
+    for (const translate of this.translators) e = translate(e)
+    return e instanceof HttpError ? e : new InternalError(undefined, { cause: error })
+  }
+
+  report(ctx: HttpContext | null, error: unknown, httpError: HttpError): void {
+    if (httpError.status < 500) return
+    this.#app.log.error('http.error', {
+      method: ctx?.request.method,
+      path: ctx?.request.path,
+      status: httpError.status,
+      code: httpError.code,
+      error: error instanceof Error ? error : String(error),
+    })
+  }
+
+  wantsJson(ctx: HttpContext): boolean {
+    return Boolean(ctx.route?.json) || this.#app.router.isJsonPath(ctx.request.path) || ctx.request.wantsJson() || ctx.request.isJson()
+  }
+
+  render(ctx: HttpContext, error: unknown): void {
+    const httpError = this.toHttpError(error)
+    this.report(ctx, error, httpError)
+    const res = ctx.response
+    res.body = null
+    res.headers.clear()
+    res.cookies.clear()
+    const json = this.wantsJson(ctx)
+
+    if (httpError instanceof ValidationError && !json && ctx.hasSession) {
+      ctx.session.flashErrors(httpError.errors)
+      ctx.session.flashInput(ctx.request.all())
+      res.back(ctx.request.path)
+      return
+    }
+
+    res.status(httpError.status)
+    for (const [k, v] of Object.entries(httpError.headers)) res.header(k, v)
+    const debug = this.#app.isDebug
+    const message = httpError.status >= 500 && !debug ? publicMessage(httpError) : httpError.message
+    const cause = (httpError as { cause?: unknown }).cause ?? error
+    const stack = debug && cause instanceof Error ? cause.stack : undefined
+    if (json) {
+      const body: Record<string, unknown> = { message, code: httpError.code }
+      if (httpError.details && httpError.status < 500) Object.assign(body, httpError.details)
+      if (stack) body.stack = stack
+      res.json(body)
+    } else {
+      let page: string
+      try {
+        page = this.renderPage({ status: httpError.status, message, code: httpError.code, stack })
+      } catch {
+        page = defaultErrorPage({ status: httpError.status, message, code: httpError.code })
+      }
+      res.html(page)
+    }
+  }
+}
+
+function publicMessage(error: HttpError): string {
+  if (error.code === 'E_INTERNAL') return 'Internal server error.'
+  return error.message
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+
+export function defaultErrorPage(page: { status: number; message: string; code: string; stack?: string }): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${page.status} ${escapeHtml(page.message)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#222}h1{font-size:1.5rem}code{color:#666}pre{overflow:auto;background:#f6f6f6;padding:1rem}</style></head>
+<body><main><h1>${page.status} — ${escapeHtml(page.message)}</h1><p><code>${escapeHtml(page.code)}</code></p>${page.stack ? `<pre>${escapeHtml(page.stack)}</pre>` : ''}</main></body></html>`
+}

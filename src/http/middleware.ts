@@ -1,0 +1,19 @@
+/**
+ * @module http/middleware
+ * Middleware classes have `before(ctx, ...args)` and `after(ctx, ...args)`. Returning anything
+ * other than `undefined` from `before` stops the chain and sends that value as the response.
+ * Arguments come from the route: `'guard:jwt'` calls the `guard` stack with `'jwt'`.
+ */
+import type { HttpContext } from './context.js'
+import type { Application } from '../foundation/application.js'
+
+export abstract class Middleware {
+  protected readonly app: Application
+  constructor(app: Application) {
+    this.app = app
+  }
+  before?(ctx: HttpContext, ...args: string[]): unknown
+  after?(ctx: HttpContext, ...args: string[]): unknown
+}
+
+export type MiddlewareClass = new (app: Application) => Middleware

@@ -1,0 +1,158 @@
+/**
+ * @module http/request
+ * The incoming request: parsed query and body (`input()`), route parameters, headers, verified
+ * cookies, client address and the user a middleware put on it.
+ */
+import type { IncomingMessage } from 'node:http'
+import { parse as parseCookieHeader } from 'cookie'
+import type { CookieJar } from './cookie-jar.js'
+
+export type InputBag = Record<string, unknown>
+
+export interface RequestOptions {
+  trustProxy: boolean
+  cookies: CookieJar
+}
+
+export class Request {
+  readonly raw: IncomingMessage
+  readonly method: string
+  /** Path without the query string, as sent (percent-encoding kept). */
+  readonly path: string
+  readonly url: string
+  readonly query: InputBag
+  body: InputBag = Object.create(null)
+  params: Record<string, string> = Object.create(null)
+  #options: RequestOptions
+  #rawCookies?: Record<string, string | undefined>
+  #verifiedCookies?: Map<string, string | undefined>
+  #user: unknown = null
+
+  constructor(raw: IncomingMessage, options: RequestOptions) {
+    this.raw = raw
+    this.method = (raw.method ?? 'GET').toUpperCase()
+    this.url = raw.url ?? '/'
+    const q = this.url.indexOf('?')
+    this.path = q === -1 ? this.url : this.url.slice(0, q)
+    this.query = q === -1 ? Object.create(null) : parseQueryString(this.url.slice(q + 1))
+    this.#options = options
+  }
+
+  /** A field from the body, then the query string; `fallback` when absent. */
+  input<T = unknown>(name: string, fallback?: T): T {
+    if (Object.hasOwn(this.body, name)) return this.body[name] as T
+    if (Object.hasOwn(this.query, name)) return this.query[name] as T
+    return fallback as T
+  }
+
+  has(name: string): boolean {
+    return Object.hasOwn(this.body, name) || Object.hasOwn(this.query, name)
+  }
+
+  /** Query and body merged (body wins). */
+  all(): InputBag {
+    return Object.assign(Object.create(null), this.query, this.body)
+  }
+
+  only(...names: string[]): InputBag {
+    const out: InputBag = Object.create(null)
+    for (const n of names) if (this.has(n)) out[n] = this.input(n)
+    return out
+  }
+
+  param(name: string, fallback?: string): string | undefined {
+    return Object.hasOwn(this.params, name) ? this.params[name] : fallback
+  }
+
+  /** A header's value; repeated headers are joined with ", " (set-cookie aside). */
+  header(name: string): string | undefined {
+    const value = this.raw.headers[name.toLowerCase()]
+    if (value === undefined) return undefined
+    return Array.isArray(value) ? value.join(', ') : value
+  }
+
+  /** A cookie's verified value: signed or encrypted cookies that fail verification read as undefined. */
+  cookie(name: string): string | undefined {
+    const verified = (this.#verifiedCookies ??= new Map())
+    if (verified.has(name)) return verified.get(name)
+    const raw = this.rawCookie(name)
+    const value = raw === undefined ? undefined : this.#options.cookies.unpack(name, raw)
+    verified.set(name, value)
+    return value
+  }
+
+  /** A cookie exactly as the client sent it, unverified. */
+  rawCookie(name: string): string | undefined {
+    if (!this.#rawCookies) {
+      const header = this.raw.headers.cookie
+      try {
+        this.#rawCookies = header ? parseCookieHeader(header) : {}
+      } catch {
+        this.#rawCookies = {}
+      }
+    }
+    return Object.hasOwn(this.#rawCookies, name) ? this.#rawCookies[name] : undefined
+  }
+
+  /** The client address; the first `X-Forwarded-For` hop only when TRUST_PROXY is set. */
+  ip(): string {
+    if (this.#options.trustProxy) {
+      const forwarded = this.header('x-forwarded-for')
+      if (forwarded) {
+        const first = forwarded.split(',')[0]!.trim()
+        if (first) return first
+      }
+    }
+    return this.raw.socket?.remoteAddress ?? 'unknown'
+  }
+
+  isSecure(): boolean {
+    if ((this.raw.socket as { encrypted?: boolean } | undefined)?.encrypted) return true
+    if (this.#options.trustProxy) {
+      return (this.header('x-forwarded-proto') ?? '').split(',')[0]!.trim().toLowerCase() === 'https'
+    }
+    return false
+  }
+
+  /** True when the client asks for JSON (Accept) or sent JSON. */
+  wantsJson(): boolean {
+    const accept = this.header('accept') ?? ''
+    return /\bapplication\/(?:[\w.+-]*\+)?json\b/i.test(accept) && !/text\/html/i.test(accept)
+  }
+
+  isJson(): boolean {
+    return /^application\/(?:[\w.+-]*\+)?json\b/i.test(this.header('content-type') ?? '')
+  }
+
+  /** The user a middleware (e.g. LoadUserMiddleware) set for this request, or null. */
+  user<T = any>(): T | null {
+    return this.#user as T | null
+  }
+
+  setUser(user: unknown): this {
+    this.#user = user ?? null
+    return this
+  }
+}
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+/** Parses a query string or url-encoded body; repeated keys become arrays; prototype keys are dropped. */
+export function parseQueryString(text: string): InputBag {
+  const out: InputBag = Object.create(null)
+  let params: URLSearchParams
+  try {
+    params = new URLSearchParams(text)
+  } catch {
+    return out
+  }
+  for (const [rawKey, value] of params) {
+    const key = rawKey.endsWith('[]') ? rawKey.slice(0, -2) : rawKey
+    if (FORBIDDEN_KEYS.has(key)) continue
+    const existing = out[key]
+    if (existing === undefined) out[key] = rawKey.endsWith('[]') ? [value] : value
+    else if (Array.isArray(existing)) existing.push(value)
+    else out[key] = [existing, value]
+  }
+  return out
+}

@@ -1,0 +1,143 @@
+/**
+ * @module http/response
+ * The response a handler builds: status, headers, cookies and a body. Builder methods return the
+ * response itself, so `return response.json(data)` and `return response.redirect('/home')` work.
+ */
+import { serialize as serializeCookie, type SerializeOptions } from 'cookie'
+import type { CookieJar, CookieMode } from './cookie-jar.js'
+
+export interface CookieOptions extends SerializeOptions {
+  /** How the value is protected; `false` sends it as is. Default `'signed'`. */
+  protect?: CookieMode | false
+}
+
+export type UrlResolver = (name: string, params?: Record<string, unknown>) => string
+
+export class Response {
+  statusCode = 200
+  body: string | Buffer | null = null
+  readonly headers = new Map<string, string | string[]>()
+  readonly cookies = new Map<string, string>()
+  #jar: CookieJar
+  #secure: boolean
+  #urlFor: UrlResolver
+  #referer: string | undefined
+
+  constructor(options: { cookies: CookieJar; secure: boolean; urlFor: UrlResolver; referer?: string }) {
+    this.#jar = options.cookies
+    this.#secure = options.secure
+    this.#urlFor = options.urlFor
+    this.#referer = options.referer
+  }
+
+  status(code: number): this {
+    this.statusCode = code
+    return this
+  }
+
+  header(name: string, value: string | number | string[]): this {
+    this.headers.set(name.toLowerCase(), Array.isArray(value) ? value : String(value))
+    return this
+  }
+
+  getHeader(name: string): string | string[] | undefined {
+    return this.headers.get(name.toLowerCase())
+  }
+
+  removeHeader(name: string): this {
+    this.headers.delete(name.toLowerCase())
+    return this
+  }
+
+  json(data: unknown, status?: number): this {
+    if (status !== undefined) this.statusCode = status
+    this.header('content-type', 'application/json; charset=utf-8')
+    this.body = JSON.stringify(data === undefined ? null : data)
+    return this
+  }
+
+  html(markup: string, status?: number): this {
+    if (status !== undefined) this.statusCode = status
+    this.header('content-type', 'text/html; charset=utf-8')
+    this.body = markup
+    return this
+  }
+
+  text(content: string, status?: number): this {
+    if (status !== undefined) this.statusCode = status
+    this.header('content-type', 'text/plain; charset=utf-8')
+    this.body = content
+    return this
+  }
+
+  /** Redirects to a URL, or to a named route with `{ route, params }`. */
+  redirect(target: string | { route: string; params?: Record<string, unknown> }, status = 302): this {
+    const url = typeof target === 'string' ? target : this.#urlFor(target.route, target.params)
+    this.statusCode = status
+    this.header('location', url)
+    this.body = null
+    return this
+  }
+
+  redirectToRoute(name: string, params?: Record<string, unknown>, status = 302): this {
+    return this.redirect({ route: name, params }, status)
+  }
+
+  /** Redirects to the same-site Referer path, else to `fallback`. */
+  back(fallback = '/'): this {
+    return this.redirect(refererPath(this.#referer) ?? fallback)
+  }
+
+  /** Sets a cookie, signed with APP_KEY by default; HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS. */
+  cookie(name: string, value: string, options: CookieOptions = {}): this {
+    const { protect = 'signed', ...rest } = options
+    const packed = protect === false ? value : this.#jar.pack(name, value, protect)
+    this.cookies.set(
+      name,
+      serializeCookie(name, packed, { httpOnly: true, sameSite: 'lax', path: '/', secure: this.#secure, ...rest }),
+    )
+    return this
+  }
+
+  clearCookie(name: string, options: SerializeOptions = {}): this {
+    this.cookies.set(
+      name,
+      serializeCookie(name, '', { httpOnly: true, sameSite: 'lax', path: '/', secure: this.#secure, ...options, expires: new Date(0), maxAge: 0 }),
+    )
+    return this
+  }
+
+  get isRedirect(): boolean {
+    return this.statusCode >= 300 && this.statusCode < 400 && this.headers.has('location')
+  }
+}
+
+/**
+ * `value` as a path on this site, or null: only `/x...` paths, never `//host`, `/\\host`, a
+ * scheme (`https:`, `javascript:`), control characters, or anything that decodes to one of those.
+ * Use it for redirect targets taken from input (`next`).
+ */
+export function sameSitePath(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 2048) return null
+  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return null
+  if (/[\u0000-\u001f\u007f\\]/.test(value)) return null
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(value)
+  } catch {
+    return null
+  }
+  if (decoded.startsWith('//') || decoded.startsWith('/\\') || /[\u0000-\u001f\u007f]/.test(decoded)) return null
+  return value
+}
+
+/** The path (and query) of a Referer header, as a same-site path, or null. */
+export function refererPath(referer: unknown): string | null {
+  if (typeof referer !== 'string') return null
+  try {
+    const url = new URL(referer)
+    return sameSitePath(url.pathname + url.search)
+  } catch {
+    return sameSitePath(referer)
+  }
+}

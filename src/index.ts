@@ -1,0 +1,31 @@
+/**
+ * @module trowel
+ * The core: routing, the kernel, models and migrations, middleware, sessions, views, mail.
+ * Auth lives in `trowel/auth`, the JWT API in `trowel/api`.
+ */
+export { Route } from './routing/route.js'
+export { route, Router } from './routing/router.js'
+export { RouteDefinition, type RouteHandler, type MiddlewareReference } from './routing/route-definition.js'
+export { RouteGroup, type RouteGroupOptions } from './routing/route-group.js'
+export { HttpKernel } from './foundation/http-kernel.js'
+export { Application } from './foundation/application.js'
+export { createApplication } from './foundation/bootstrap.js'
+export { ServiceProvider } from './foundation/service-provider.js'
+export { FrameworkError } from './foundation/framework-error.js'
+export { env } from './foundation/env.js'
+export { Container } from './container/container.js'
+export { HttpContext } from './http/context.js'
+export { Request } from './http/request.js'
+export { Response } from './http/response.js'
+export { Middleware, type MiddlewareClass } from './http/middleware.js'
+export { HttpError } from './http/http-error.js'
+export * as errors from './errors.js'
+export { startServer, type RunningServer } from './http/server.js'
+export { Model, type ModelClass } from './database/model.js'
+export { Migration } from './database/migration.js'
+export { db } from './database/database-manager.js'
+export { Authenticates } from './auth/authenticates.js'
+export { SessionMiddleware, VerifyCsrfTokenMiddleware, Session } from './session/index.js'
+export { Mailable, Mailer } from './mail/index.js'
+export { validate } from './validation/index.js'
+export { Logger } from './support/logger.js'

@@ -1,0 +1,111 @@
+/**
+ * @module routing/handler-resolver
+ * Turns route handlers and middleware references into callables once, at startup, so a bad
+ * controller name or an unknown middleware stops the app with a message instead of failing a
+ * request. Controllers are loaded from `app/controllers/` (`'auth.LoginController@show'` and
+ * `'auth/LoginController@show'` both mean `app/controllers/auth/LoginController.ts`), exported
+ * by their file name or as the default export, and instantiated per request.
+ */
+import { existsSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
+import type { Application } from '../foundation/application.js'
+import type { HttpContext } from '../http/context.js'
+import type { Middleware, MiddlewareClass } from '../http/middleware.js'
+import type { CompiledRoute } from './router.js'
+import type { MiddlewareReference, RouteHandler } from './route-definition.js'
+import { RouteDefinitionError } from './errors.js'
+
+export type ResolvedHandler = (ctx: HttpContext) => unknown
+
+export interface ResolvedMiddleware {
+  instance: Middleware
+  args: string[]
+}
+
+export interface RouteRuntime {
+  handler: ResolvedHandler
+  middleware: ResolvedMiddleware[]
+}
+
+const moduleCache = new Map<string, Promise<Record<string, unknown>>>()
+
+async function loadController(app: Application, reference: string): Promise<new (...a: any[]) => any> {
+  const relative = reference.replace(/\./g, '/')
+  const base = app.path('app', 'controllers', relative)
+  const file = ['.ts', '.js', '.mts', '.mjs'].map((ext) => base + ext).find((f) => existsSync(f))
+  if (!file) throw new RouteDefinitionError(`Controller "${reference}" not found: expected app/controllers/${relative}.ts (create it with "node craft controller ${relative}").`)
+  let loading = moduleCache.get(file)
+  if (!loading) {
+    loading = import(pathToFileURL(file).href) as Promise<Record<string, unknown>>
+    moduleCache.set(file, loading)
+  }
+  const mod = await loading
+  const name = relative.split('/').pop()!
+  const cls = (mod[name] ?? mod.default) as (new (...a: any[]) => any) | undefined
+  if (typeof cls !== 'function') {
+    throw new RouteDefinitionError(`app/controllers/${relative}.ts must export a class named ${name} (or a default export).`)
+  }
+  return cls
+}
+
+export async function resolveHandler(app: Application, handler: RouteHandler, where: string): Promise<ResolvedHandler> {
+  if (typeof handler === 'function') return handler as ResolvedHandler
+  let cls: new (...a: any[]) => any
+  let method: string
+  if (typeof handler === 'string') {
+    const at = handler.lastIndexOf('@')
+    if (at <= 0 || at === handler.length - 1) throw new RouteDefinitionError(`${where}: handler "${handler}" must look like "Controller@method".`)
+    cls = await loadController(app, handler.slice(0, at))
+    method = handler.slice(at + 1)
+  } else if (Array.isArray(handler) && typeof handler[0] === 'function' && typeof handler[1] === 'string') {
+    ;[cls, method] = handler
+  } else {
+    throw new RouteDefinitionError(`${where}: a handler must be "Controller@method", [Controller, "method"] or a function.`)
+  }
+  if (typeof cls.prototype?.[method] !== 'function') {
+    throw new RouteDefinitionError(`${where}: controller ${cls.name} has no method "${method}".`)
+  }
+  return (ctx: HttpContext) => new cls(ctx.app)[method](ctx)
+}
+
+export function resolveMiddleware(app: Application, refs: MiddlewareReference[], where: string): ResolvedMiddleware[] {
+  const instances = app.get<Map<MiddlewareClass, Middleware>>('middleware.instances')!
+  const instance = (cls: MiddlewareClass): Middleware => {
+    let m = instances.get(cls)
+    if (!m) {
+      m = new cls(app)
+      instances.set(cls, m)
+    }
+    return m
+  }
+  const out: ResolvedMiddleware[] = []
+  for (const ref of refs) {
+    if (typeof ref === 'function') {
+      out.push({ instance: instance(ref), args: [] })
+      continue
+    }
+    const colon = ref.indexOf(':')
+    const name = colon === -1 ? ref : ref.slice(0, colon)
+    const args = colon === -1 ? [] : ref.slice(colon + 1).split(',').map((a) => a.trim())
+    const stack = app.kernel.routeMiddleware[name]
+    if (!stack) {
+      throw new RouteDefinitionError(`${where}: unknown middleware "${name}". Add it to routeMiddleware in Kernel.ts.`)
+    }
+    for (const cls of Array.isArray(stack) ? stack : [stack]) out.push({ instance: instance(cls), args })
+  }
+  return out
+}
+
+export async function resolveRoute(app: Application, route: CompiledRoute): Promise<RouteRuntime> {
+  const where = `Route ${route.methods.join('|')} ${route.path}`
+  const required = route.definition.requiresProvider
+  if (required && !app.hasProvider(required.name)) {
+    throw new RouteDefinitionError(
+      `${where} comes from ${required.key}, which needs ${required.name}: add ${required.name} to PROVIDERS in config/providers.ts.`,
+    )
+  }
+  return {
+    handler: await resolveHandler(app, route.definition.handler, where),
+    middleware: resolveMiddleware(app, route.middleware, where),
+  }
+}

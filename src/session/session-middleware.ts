@@ -1,0 +1,133 @@
+/**
+ * @module session/session-middleware
+ * `SessionMiddleware` (the `web` stack's first member): loads the visitor's session before the
+ * handler and saves it after.
+ *
+ * - The cookie (`trowel_session` unless `config/session.ts` says otherwise) carries the store id
+ *   signed with APP_KEY (the `cookie` driver: the whole session, encrypted). An unknown,
+ *   expired, tampered or malformed id gives a fresh session with a NEW random id: a client never
+ *   chooses its id (session fixation).
+ * - Sessions expire after `lifetime` idle minutes (default 120) and `absolute_lifetime` minutes
+ *   after creation (default 7 days) however active they are.
+ * - After the handler the session is written when it changed, when flash data must age, or to
+ *   keep an active session alive; the cookie is HttpOnly, SameSite=Lax, and Secure over HTTPS.
+ *   Ids left behind by `regenerate()`/`invalidate()` are destroyed in the store.
+ *
+ * When an exception handler answers instead of the handler (so `after` may not run), it should
+ * call `saveSession(ctx)` so flashed errors and old input still reach the next request.
+ */
+import { Middleware } from '../http/middleware.js'
+import type { HttpContext } from '../http/context.js'
+import type { Application } from '../foundation/application.js'
+import { Session } from './session.js'
+import { resolveSessionConfig, type SessionConfig } from './session-config.js'
+import { createSessionStore } from './create-session-store.js'
+import { SessionTooLargeError } from './stores/cookie-session-store.js'
+import {
+  isRequestBound,
+  SESSION_ID_PATTERN,
+  type BoundSessionStore,
+  type SessionCookieSettings,
+  type SessionStore,
+} from './session-store.js'
+
+interface RequestSessionState {
+  session: Session
+  store: SessionStore | BoundSessionStore
+  bound: boolean
+  cookie: SessionCookieSettings
+  config: SessionConfig
+  incomingId: string | null
+  saved: boolean
+}
+
+/** Where the request's session state lives on `ctx.state` (a per-request WeakMap entry cost GC time). */
+const SESSION_STATE = Symbol('session.state')
+type StateHolder = { [SESSION_STATE]?: RequestSessionState }
+
+/** The session config, resolved once per app and kept in the container as `session.config`. */
+export function sessionConfig(app: Application): SessionConfig {
+  if (!app.has('session.config')) app.singleton('session.config', () => resolveSessionConfig(app))
+  return app.make<SessionConfig>('session.config')
+}
+
+/** The app's session store, built once and kept in the container as `session.store`. */
+export function sessionStore(app: Application): SessionStore {
+  if (!app.has('session.store')) app.singleton('session.store', () => createSessionStore(app, sessionConfig(app)))
+  return app.make<SessionStore>('session.store')
+}
+
+export class SessionMiddleware extends Middleware {
+  override async before(ctx: HttpContext): Promise<undefined> {
+    await startSession(this.app, ctx)
+    return undefined
+  }
+
+  override async after(ctx: HttpContext): Promise<undefined> {
+    await saveSession(ctx)
+    return undefined
+  }
+}
+
+/** Loads (or starts) the request's session and sets `ctx.session`. */
+export async function startSession(app: Application, ctx: HttpContext): Promise<Session> {
+  const config = sessionConfig(app)
+  const baseStore = sessionStore(app)
+  const cookie: SessionCookieSettings = { name: config.cookie, secure: ctx.request.isSecure(), maxAge: Math.round(config.lifetime * 60) }
+  const bound = isRequestBound(baseStore) ? baseStore.bind(ctx, cookie) : null
+  const store = bound ?? baseStore
+  const rawId = bound ? bound.incomingId : (ctx.request.cookie(config.cookie) ?? null)
+  const incomingId = rawId !== null && SESSION_ID_PATTERN.test(rawId) ? rawId : null
+
+  let session: Session | null = null
+  if (incomingId !== null) {
+    const data = await store.read(incomingId)
+    if (data) {
+      const now = Date.now()
+      const idle = now - data.lastActivity > config.lifetime * 60_000
+      const tooOld = now - data.createdAt > config.absolute_lifetime * 60_000
+      if (idle || tooOld) await store.destroy(incomingId)
+      else session = new Session(incomingId, data, now)
+    }
+  }
+  session ??= new Session(null)
+  ctx.session = session
+  ;(ctx.state as StateHolder)[SESSION_STATE] = { session, store, bound: bound !== null, cookie, config, incomingId: rawId, saved: false }
+  return session
+}
+
+/**
+ * Saves the request's session (once; later calls do nothing): destroys retired ids, writes the
+ * data when needed and sets the cookie. Safe to call when no session was started.
+ */
+export async function saveSession(ctx: HttpContext): Promise<void> {
+  const state = (ctx.state as StateHolder)[SESSION_STATE]
+  if (!state || state.saved) return
+  state.saved = true
+  const { session, store, config, cookie } = state
+  const now = Date.now()
+
+  for (const id of session.retiredIds) await store.destroy(id)
+
+  if (session.isNew && !session.isDirty) {
+    // Nothing worth keeping: no write, no cookie. A stale cookie (expired or unknown id) is removed.
+    if (state.incomingId !== null) ctx.response.clearCookie(config.cookie, { secure: cookie.secure })
+    return
+  }
+  const touchEvery = Math.min(60_000, (config.lifetime * 60_000) / 4)
+  const stale = now - session.lastActivity >= touchEvery
+  if (!session.isDirty && !session.hasIncomingFlash && !stale) return
+
+  const absoluteLeft = session.createdAt + config.absolute_lifetime * 60_000 - now
+  const ttl = Math.max(1, Math.ceil(Math.min(config.lifetime * 60, absoluteLeft / 1000)))
+  try {
+    await store.write(session.id, session.toData(now), ttl)
+  } catch (error) {
+    if (!(error instanceof SessionTooLargeError) || !session.dropOldInput()) throw error
+    ctx.app.log?.warn('session.old_input_dropped', { reason: 'the session cookie would exceed 4 KB' })
+    await store.write(session.id, session.toData(now), ttl)
+  }
+  if (!state.bound) {
+    ctx.response.cookie(config.cookie, session.id, { protect: 'signed', secure: cookie.secure, maxAge: ttl, httpOnly: true, sameSite: 'lax', path: '/' })
+  }
+}

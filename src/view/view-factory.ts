@@ -1,0 +1,128 @@
+/**
+ * @module view/view-factory
+ * `ViewFactory`: renders Nunjucks templates (the Jinja2 dialect) from the app's `templates/`,
+ * falling back to the framework's own `templates/`. Output is autoescaped; templates are
+ * re-read on every render when APP_DEBUG is on. `forContext(ctx)` adds the per-request globals
+ * (`csrf_field`, `old()`, `errors`, `messages`, `auth_user`, ...); see `ContextView`.
+ *
+ * The lead wiring (done by `ViewProvider`): `app.singleton('view', () => new ViewFactory(app))`
+ * and `app.bind('http.context.view', (ctx) => app.make('view').forContext(ctx))`.
+ */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import nunjucks from 'nunjucks'
+import type { Application } from '../foundation/application.js'
+import type { HttpContext } from '../http/context.js'
+import { FrameworkError } from '../foundation/framework-error.js'
+import { HttpError } from '../http/http-error.js'
+import { InternalError } from '../http/errors.js'
+import { FRAMEWORK_TEMPLATES_DIR } from './framework-templates.js'
+import { resolveTemplateName } from './template-name.js'
+import { locateTemplateError, TemplateRenderError } from './template-error.js'
+import { ContextView } from './context-view.js'
+import { renderErrorPage, type ErrorPageData } from './error-page.js'
+
+export type UrlFor = (name: string, params?: Record<string, unknown>) => string
+
+export interface ViewFactoryOptions {
+  /** Template folders searched in order; default `[app.path('templates'), <framework>/templates]`. */
+  paths?: string[]
+  /** Detailed template errors and no template cache; default `app.isDebug`. */
+  debug?: boolean
+}
+
+type ViewApp = Pick<Application, 'path' | 'isDebug' | 'has' | 'make'> & Partial<Pick<Application, 'basePath' | 'config'>>
+
+export class ViewFactory {
+  readonly env: nunjucks.Environment
+  readonly paths: string[]
+  readonly debug: boolean
+  readonly #app: ViewApp
+  #shared: Record<string, unknown> = {}
+
+  constructor(app: ViewApp, options: ViewFactoryOptions = {}) {
+    this.#app = app
+    this.debug = options.debug ?? app.isDebug
+    this.paths = options.paths ?? [app.path('templates'), FRAMEWORK_TEMPLATES_DIR]
+    const loader = new nunjucks.FileSystemLoader(this.paths, { noCache: this.debug, watch: false })
+    this.env = new nunjucks.Environment(loader, { autoescape: true, throwOnUndefined: false })
+    this.env.addGlobal('route', (name: string, params?: Record<string, unknown>) => this.urlFor(name, params))
+    // Request-less defaults (mail templates, error pages): forContext() supplies the real values.
+    this.env.addGlobal('csrf_field', '')
+    this.env.addGlobal('csrf_token', '')
+    this.env.addGlobal('old', (_key: string, fallback: unknown = '') => fallback)
+    this.env.addGlobal('flash', (_key: string, fallback?: unknown) => fallback)
+    this.env.addGlobal('errors', {})
+    this.env.addGlobal('messages', {})
+    this.env.addGlobal('auth_user', null)
+    // `APPLICATION.name` of config/application.ts (APP_NAME), shown by the auth pages' header and title.
+    const name = app.config?.<{ APPLICATION?: { name?: unknown } }>('application')?.APPLICATION?.name ?? process.env.APP_NAME
+    this.env.addGlobal('app_name', typeof name === 'string' && name !== '' ? name : 'Trowel')
+  }
+
+  /** A named route's URL, through the router's `url.for` binding. */
+  urlFor(name: string, params?: Record<string, unknown>): string {
+    if (!this.#app.has('url.for')) {
+      throw new FrameworkError('E_NO_ROUTER', `route("${name}") is not available: no router is bound as "url.for".`)
+    }
+    return this.#app.make<UrlFor>('url.for')(name, params)
+  }
+
+  /** Values every template sees (lower precedence than per-render data). */
+  share(data: Record<string, unknown>): this {
+    Object.assign(this.#shared, data)
+    return this
+  }
+
+  get shared(): Readonly<Record<string, unknown>> {
+    return this.#shared
+  }
+
+  /** Renders `auth/login`, `auth/login.html` or `auth.login` with `data`. */
+  render(name: string, data: Record<string, unknown> = {}): string {
+    return this.renderFile(resolveTemplateName(name), { ...this.#shared, ...data })
+  }
+
+  /** Renders an already resolved template file name with exactly `context`. */
+  renderFile(file: string, context: Record<string, unknown>): string {
+    try {
+      return this.env.render(file, context)
+    } catch (error) {
+      throw this.#templateError(file, error)
+    }
+  }
+
+  /** True when some templates folder has `name`. */
+  exists(name: string): boolean {
+    const file = resolveTemplateName(name)
+    return this.paths.some((dir) => existsSync(join(dir, file)))
+  }
+
+  /** The view bound to one request, with the session, auth and request globals. */
+  forContext(ctx: HttpContext): ContextView {
+    return new ContextView(this, ctx)
+  }
+
+  /**
+   * The HTML error page: the app's `errors/<status>.html`, else its `errors/error.html`, else the
+   * framework's. Never throws: a broken app template falls back to the framework page.
+   */
+  renderErrorPage(data: ErrorPageData): string {
+    for (const name of [`errors/${data.status}.html`, 'errors/error.html']) {
+      if (!this.exists(name)) continue
+      try {
+        return this.render(name, { ...data })
+      } catch {
+        break
+      }
+    }
+    return renderErrorPage(data)
+  }
+
+  #templateError(file: string, error: unknown): Error {
+    if (error instanceof HttpError && !(error instanceof InternalError)) return error
+    const location = locateTemplateError(error, file, [this.#app.basePath ?? '', ...this.paths].filter(Boolean))
+    if (this.debug) return new TemplateRenderError(location, error)
+    return new InternalError(undefined, { cause: new TemplateRenderError(location, error) })
+  }
+}

@@ -1,0 +1,18 @@
+import { HttpKernel, SessionMiddleware, VerifyCsrfTokenMiddleware } from 'trowel'
+import { AuthenticationMiddleware, GuestMiddleware, InitializeAuthMiddleware } from 'trowel/auth'
+
+export class Kernel extends HttpKernel {
+  /** Runs on every request. */
+  httpMiddleware = []
+
+  /** Named stacks. Routes in routes/web.ts are in the `web` stack automatically. */
+  routeMiddleware = {
+    web: [SessionMiddleware, VerifyCsrfTokenMiddleware, InitializeAuthMiddleware],
+    auth: [AuthenticationMiddleware],
+    guest: [GuestMiddleware],
+  }
+
+  registerRoutes() {
+    this.application.bind('routes.location', 'routes/web')
+  }
+}

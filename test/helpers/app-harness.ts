@@ -1,0 +1,141 @@
+/**
+ * Black-box harness: `craft new` into a temp folder, run its commands, serve it on 127.0.0.1 and
+ * speak HTTP to it. Nothing here reaches into the framework's internals.
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { createTestDatabase, type TestDatabase } from './databases.js'
+
+export const ROOT = resolve(import.meta.dirname, '..', '..')
+export const CRAFT_BIN = join(ROOT, 'bin', 'craft.js')
+
+export interface CommandResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+export function runNode(args: string[], options: { cwd?: string; env?: Record<string, string>; timeout?: number } = {}): CommandResult {
+  const result = spawnSync(process.execPath, args, {
+    cwd: options.cwd,
+    env: { ...cleanEnv(), ...options.env },
+    encoding: 'utf8',
+    timeout: options.timeout ?? 60_000,
+  })
+  return { code: result.status ?? -1, stdout: result.stdout ?? '', stderr: result.stderr ?? '' }
+}
+
+/** The process environment without the test runner's and the database variables. */
+function cleanEnv(): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined) continue
+    if (k.startsWith('NODE_TEST') || k === 'NODE_OPTIONS') continue
+    if (['DB_CONNECTION', 'DATABASE_URL', 'DB_DATABASE', 'APP_KEY', 'JWT_SECRET', 'SESSION_DRIVER', 'MAIL_DRIVER', 'APP_DEBUG', 'TRUST_PROXY', 'REDIS_URL', 'JWT_PREVIOUS_SECRETS', 'APP_PREVIOUS_KEYS', 'THROTTLE_DRIVER', 'APP_URL'].includes(k)) continue
+    env[k] = v
+  }
+  return env
+}
+
+export interface TestApp {
+  dir: string
+  env: Record<string, string>
+  craft(...args: string[]): CommandResult
+  read(path: string): string
+  write(path: string, contents: string): void
+  edit(path: string, fn: (text: string) => string): void
+  exists(path: string): boolean
+  serve(extraEnv?: Record<string, string>, args?: string[]): Promise<Server>
+  cleanup(): Promise<void>
+}
+
+export interface Server {
+  url: string
+  port: number
+  output(): string
+  stop(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+export async function newApp(options: { env?: Record<string, string> } = {}): Promise<TestApp> {
+  const parent = mkdtempSync(join(tmpdir(), 'trowel-test-'))
+  const dir = join(parent, 'app')
+  const created = runNode([CRAFT_BIN, 'new', dir], { cwd: parent })
+  if (created.code !== 0) throw new Error(`craft new failed: ${created.stderr}${created.stdout}`)
+  let database: TestDatabase | null = await createTestDatabase()
+  const env = { ...database.env, ...options.env }
+  const servers: Server[] = []
+  const app: TestApp = {
+    dir,
+    env,
+    craft: (...args) => runNode(['craft', ...args], { cwd: dir, env: app.env }),
+    read: (p) => readFileSync(join(dir, p), 'utf8'),
+    write: (p, c) => writeFileSync(join(dir, p), c),
+    edit: (p, fn) => writeFileSync(join(dir, p), fn(readFileSync(join(dir, p), 'utf8'))),
+    exists: (p) => existsSync(join(dir, p)),
+    async serve(extraEnv = {}, args = []) {
+      const server = await serve(dir, { ...app.env, ...extraEnv }, args)
+      servers.push(server)
+      return server
+    },
+    async cleanup() {
+      for (const s of servers) await s.stop()
+      if (database) await database.drop()
+      database = null
+      rmSync(parent, { recursive: true, force: true })
+    },
+  }
+  return app
+}
+
+export function serve(dir: string, env: Record<string, string>, args: string[] = []): Promise<Server> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['craft', 'serve', '--port', '0', ...args], { cwd: dir, env: { ...cleanEnv(), ...env } })
+    let output = ''
+    let settled = false
+    const timer = setTimeout(() => fail(new Error(`server did not start in 30 s:\n${output}`)), 30_000)
+    const fail = (error: Error) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      child.kill('SIGKILL')
+      reject(error)
+    }
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /serving on (http:\/\/127\.0\.0\.1:(\d+))/.exec(output)
+      if (match && !settled) {
+        settled = true
+        clearTimeout(timer)
+        const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+        resolvePromise({
+          url: match[1]!,
+          port: Number(match[2]),
+          output: () => output,
+          async stop(signal = 'SIGTERM') {
+            if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+            return exited
+          },
+        })
+      }
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    child.once('exit', (code) => fail(new Error(`server exited with ${code} before listening:\n${output}`)))
+  })
+}
+
+/** Adds `...Auth.routes()` to routes/web.ts and runs `craft auth`. */
+export function installAuth(app: TestApp): void {
+  const r = app.craft('auth')
+  if (r.code !== 0) throw new Error(`craft auth failed: ${r.stderr}`)
+  app.edit('routes/web.ts', (t) =>
+    `import { Auth } from 'trowel/auth'\n` + t.replace('export const ROUTES = [', 'export const ROUTES = [\n  ...Auth.routes(),'),
+  )
+}
+
+export function migrate(app: TestApp): void {
+  const r = app.craft('migrate')
+  if (r.code !== 0) throw new Error(`craft migrate failed: ${r.stderr}${r.stdout}`)
+}

@@ -1,0 +1,109 @@
+/**
+ * Browser end-to-end helpers: Debian's chromium (/usr/bin/chromium) driven by playwright-core,
+ * headless, with a fresh user-data dir per file; axe-core injected for accessibility checks;
+ * screenshots under test-results/browser/. When chromium is missing the tests skip with the reason
+ * (CI installs it: .ci/run).
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createServer, type AddressInfo } from 'node:net'
+import { createRequire } from 'node:module'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { ROOT } from './app-harness.js'
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export const SCREENSHOTS = join(ROOT, 'test-results', 'browser')
+
+export const VIEWPORTS = {
+  desktop: { width: 1280, height: 800 },
+  phone: { width: 390, height: 844 },
+} as const
+export type ViewportName = keyof typeof VIEWPORTS
+
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+let warned = false
+/** Why the browser tests cannot run here, or false when they can. Prints the reason once. */
+export function browserSkipReason(): string | false {
+  if (existsSync(CHROMIUM)) return false
+  const reason = `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser tests`
+  if (!warned) {
+    warned = true
+    process.stderr.write(`browser tests skipped: ${reason}\n`)
+  }
+  return reason
+}
+
+export interface Browser {
+  context: BrowserContext
+  newPage(viewport?: ViewportName): Promise<Page>
+  close(): Promise<void>
+}
+
+/** One headless chromium with a fresh profile. */
+export async function launchBrowser(): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), 'trowel-chromium-'))
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: VIEWPORTS.desktop,
+    acceptDownloads: false,
+    locale: 'en-US',
+    timeout: 30_000,
+  })
+  context.setDefaultTimeout(10_000)
+  return {
+    context,
+    async newPage(viewport: ViewportName = 'desktop') {
+      const page = await context.newPage()
+      await page.setViewportSize(VIEWPORTS[viewport])
+      return page
+    },
+    async close() {
+      await context.close().catch(() => undefined)
+      rmSync(profile, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Saves a full-page screenshot as test-results/browser/<name>.png and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  const path = join(SCREENSHOTS, `${name}.png`)
+  await page.screenshot({ path, fullPage: true })
+  return path
+}
+
+const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
+
+export interface AxeViolation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: string[]
+}
+
+/** Runs axe-core in the page; returns the serious and critical violations. */
+export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
+  // Strings, not functions: this file is type-checked without the DOM library.
+  if (!(await page.evaluate('"axe" in window'))) await page.addScriptTag({ path: axeSource })
+  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+    result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => JSON.stringify(n.target)) })))`)) as AxeViolation[]
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+}
+
+/** True when the page needs no horizontal scrolling (nothing wider than the viewport). */
+export async function fitsViewport(page: Page): Promise<boolean> {
+  return (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) as boolean
+}
+
+/** A port that was free a moment ago (for an APP_URL that must match the served port). */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as AddressInfo).port
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}

@@ -1,0 +1,66 @@
+/**
+ * A real SMTP peer in the test process (smtp-server on 127.0.0.1, port 0) that keeps every
+ * message it receives.
+ */
+import { SMTPServer } from 'smtp-server'
+import type { AddressInfo } from 'node:net'
+
+export interface ReceivedMail {
+  from: string
+  to: string[]
+  raw: string
+}
+
+export interface SmtpPeer {
+  port: number
+  messages: ReceivedMail[]
+  waitFor(predicate: (m: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>
+  close(): Promise<void>
+}
+
+export async function startSmtpPeer(): Promise<SmtpPeer> {
+  const messages: ReceivedMail[] = []
+  const waiters: (() => void)[] = []
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = []
+      stream.on('data', (c: Buffer) => chunks.push(c))
+      stream.on('end', () => {
+        messages.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString('utf8'),
+        })
+        for (const w of waiters.splice(0)) w()
+        callback()
+      })
+    },
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.server.address() as AddressInfo).port
+  return {
+    port,
+    messages,
+    async waitFor(predicate, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const found = messages.find(predicate)
+        if (found) return found
+        if (Date.now() > deadline) throw new Error(`no matching mail within ${timeoutMs} ms (${messages.length} received)`)
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve)
+          setTimeout(resolve, 200)
+        })
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+/** The decoded text of a raw message (quoted-printable soft breaks and =XX undone). */
+export function mailText(raw: string): string {
+  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+}
