@@ -35,16 +35,22 @@ class DefaultResetPassword extends Mailable {
   }
 }
 
+const SERVER_DATABASES = new Set(['postgres', 'pg', 'postgresql', 'mysql', 'mysql2', 'mariadb'])
+
 /**
  * Where failed-login counts live: `THROTTLE_DRIVER` (memory, database, redis); else the session
- * driver when that is shared (database, redis); else `database` when serving several worker
- * processes (`TROWEL_WORKERS` > 1, set by `craft serve --workers`); else memory.
+ * driver when that is shared (database, redis); else `redis` when `REDIS_URL` is set; else
+ * `database` when the app uses a database server (`DB_CONNECTION` postgres or mysql: other
+ * processes or machines may share it) or serves several worker processes (`TROWEL_WORKERS` > 1,
+ * set by `craft serve --workers`); else memory (one process on SQLite).
  */
 export function throttleDriver(): 'memory' | 'database' | 'redis' {
   const explicit = (process.env.THROTTLE_DRIVER ?? '').toLowerCase()
   if (explicit === 'memory' || explicit === 'database' || explicit === 'redis') return explicit
   const session = (process.env.SESSION_DRIVER ?? '').toLowerCase()
   if (session === 'database' || session === 'redis') return session
+  if (process.env.REDIS_URL) return 'redis'
+  if (SERVER_DATABASES.has((process.env.DB_CONNECTION ?? '').toLowerCase())) return 'database'
   return Number(process.env.TROWEL_WORKERS ?? '1') > 1 ? 'database' : 'memory'
 }
 

@@ -46,7 +46,25 @@ export async function importAppModule(file: string, what: string): Promise<Recor
   }
 }
 
+/** The connection a `DATABASE_URL` names by its scheme, or undefined when it names none. */
+export function connectionForUrl(url: string | undefined): 'postgres' | 'mysql' | undefined {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url ?? '')?.[1]?.toLowerCase()
+  if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres'
+  if (scheme === 'mysql' || scheme === 'mariadb') return 'mysql'
+  return undefined
+}
+
+/**
+ * Loads `.env` without overriding the process environment. A `DATABASE_URL` set in the process
+ * environment without a `DB_CONNECTION` picks its connection by scheme (`postgres://` →
+ * `postgres`, `mysql://` or `mariadb://` → `mysql`) before `.env` is read, so the generated
+ * `.env`'s `DB_CONNECTION=sqlite` does not win over a deployment's `DATABASE_URL`.
+ */
 export function loadEnvironment(basePath: string): void {
+  if (!process.env.DB_CONNECTION) {
+    const inferred = connectionForUrl(process.env.DATABASE_URL)
+    if (inferred) process.env.DB_CONNECTION = inferred
+  }
   const file = `${basePath}/.env`
   if (existsSync(file)) loadDotenv({ path: file, quiet: true, override: false })
 }

@@ -129,3 +129,44 @@ describe('two processes sharing the database and Redis', { skip: !reachable && `
     assert.equal(await cluster.stop('SIGTERM'), 0)
   })
 })
+
+describe('only DATABASE_URL and REDIS_URL set: two processes still behave as one', { skip: !reachable && `no Redis at ${REDIS_URL}` }, () => {
+  let app: TestApp
+  let a: Server
+  let b: Server
+  const tag = randomBytes(4).toString('hex')
+  const email = (name: string) => `${name}-${tag}@example.test`
+  let server = false
+
+  before(async () => {
+    // No SESSION_DRIVER or THROTTLE_DRIVER: the generated .env's cookie sessions stay; REDIS_URL
+    // alone moves the throttle to Redis. On PostgreSQL/MariaDB, DB_CONNECTION is blanked so that
+    // only DATABASE_URL (with .env's DB_CONNECTION=sqlite underneath) picks the database.
+    app = await newApp({ env: { REDIS_URL } })
+    server = app.env.DB_CONNECTION !== 'sqlite'
+    if (server) app.env.DB_CONNECTION = ''
+    applyAuthSteps(app)
+    applyApiSteps(app)
+    migrate(app)
+    ;[a, b] = await Promise.all([app.serve(), app.serve()])
+  })
+  after(() => app.cleanup())
+
+  it('the database named by DATABASE_URL is used, not .env’s SQLite', { skip: !process.env.DATABASE_URL && 'SQLite run' }, () => {
+    assert.ok(server)
+    assert.equal(app.exists('storage/database.sqlite'), false, 'no SQLite file was created')
+  })
+
+  it('register on A, log in on B, and failures on A and B are throttled together', async () => {
+    const ann = new Client(a.url)
+    const r = await ann.submit('/register', '/register', { name: 'ann', email: email('ann'), password: PASSWORD, password_confirmation: PASSWORD })
+    assert.equal(r.location, '/home')
+    const onB = new Client(b.url)
+    assert.equal((await onB.submit('/login', '/login', { email: email('ann'), password: PASSWORD })).location, '/home')
+    for (const [i, base] of [a.url, b.url, a.url, b.url, a.url].entries()) {
+      await new Client(base).submit('/login', '/login', { email: email('ann'), password: `wrong password ${i}` })
+    }
+    const api = await new Client(b.url).postJson('/api/auth', { username: email('ann'), password: PASSWORD })
+    assert.equal(api.status, 429, 'five failures spread over two processes throttle the account on both')
+  })
+})
