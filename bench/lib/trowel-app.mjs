@@ -29,13 +29,14 @@ const ROUTES = `  Route.get('/bench/json', 'BenchController@json').withoutMiddle
   Route.get('/bench/home', 'BenchController@home').middleware(['auth']),`
 
 /**
- * @param {{ auth?: boolean, api?: boolean, editConfig?: (apiTs: string) => string }} options
+ * @param {{ auth?: boolean, api?: boolean, editApiConfig?: (apiTs: string) => string, env?: Record<string, string> }} options
+ * `env`: the environment of every craft command and server of this app (e.g. a DATABASE_URL).
  */
-export function createTrowelApp({ auth = true, api = true, editApiConfig } = {}) {
+export function createTrowelApp({ auth = true, api = true, editApiConfig, env: appEnv = {} } = {}) {
   const parent = mkdtempSync(join(tmpdir(), 'trowel-bench-'))
   const dir = join(parent, 'app')
   runNode([join(ROOT, 'bin/craft.js'), 'new', dir], { cwd: parent })
-  const craft = (args) => runNode(['craft', ...args], { cwd: dir })
+  const craft = (args) => runNode(['craft', ...args], { cwd: dir, env: appEnv })
   if (auth) applyAuthSteps(dir, craft)
   if (api) applyApiSteps(dir, craft)
   if (api && editApiConfig) {
@@ -65,7 +66,7 @@ export function createTrowelApp({ auth = true, api = true, editApiConfig } = {})
         name,
         args: ['craft', 'serve', '--host', '127.0.0.1', '--port', String(port)],
         cwd: dir,
-        env,
+        env: { ...appEnv, ...env },
         readyUrl: `http://127.0.0.1:${port}${readyPath}`,
       })
       server.url = `http://127.0.0.1:${port}`

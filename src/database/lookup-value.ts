@@ -44,3 +44,13 @@ export function isLookupTypeMismatch(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code
   return code === '22P02' || code === '22003' || code === '22007' || code === '22008'
 }
+
+/**
+ * MySQL compares a string with a numeric column as numbers, so `id = '1abc'`, `id = ' 1'` or
+ * `id = "1' OR '1'='1"` all match the row with id 1. A row found that way is not a match: a
+ * numeric column matches a string only when the string is the number's own spelling. Other
+ * drivers never coerce like this (SQLite matches no row, PostgreSQL refuses the value).
+ */
+export function coercedMatch(found: unknown, bound: Knex.Value, driver: DatabaseDriver): boolean {
+  return driver === 'mysql' && typeof bound === 'string' && (typeof found === 'number' || typeof found === 'bigint') && String(found) !== bound
+}

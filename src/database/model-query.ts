@@ -38,7 +38,12 @@ export class ModelQuery<M extends Model> {
     const [operator, value] = rest.length >= 2 ? [String(rest[0]), rest[1]] : ['=', rest[0]]
     const bound = lookupValue(value, this.driver)
     if (bound === NO_MATCH) this.matchNothing()
-    else this.builder.where(column, operator, bound)
+    else {
+      this.builder.where(column, operator, bound)
+      // MySQL would match a numeric column by the string's numeric prefix ('1abc' = 1): require
+      // the column's own spelling too (see `coercedMatch`). CONCAT keeps a text column's collation.
+      if (this.driver === 'mysql' && operator === '=' && typeof bound === 'string') this.builder.whereRaw('CONCAT(??) = ?', [column, bound])
+    }
     return this
   }
 

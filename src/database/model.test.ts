@@ -240,6 +240,19 @@ describe(`Model (${process.env.DB_CONNECTION ?? 'sqlite'})`, () => {
     assert.equal(await User.find('99999999999999999999'), null)
   })
 
+  it("does not coerce a string into matching a numeric key (MySQL's '1abc' = 1)", async () => {
+    const user = await User.create({ name: 'Keyed', email: 'keyed@example.com' })
+    const id = String(user.getKey())
+    // (Other spellings of the same number, such as ' 10' or '10.0', may match: it is the same key.)
+    for (const spelling of [`${id}abc`, `${id}-slug`, `${id}' OR '1'='1`, `${id} OR 1=1`]) {
+      assert.equal(await User.find(spelling), null, spelling)
+      assert.equal(await User.where('id', spelling).first(), null, spelling)
+    }
+    assert.equal((await User.find(id))?.getKey(), user.getKey())
+    assert.equal((await User.where('id', id).first())?.getKey(), user.getKey())
+    assert.equal((await User.where('email', 'keyed@example.com').first())?.getKey(), user.getKey())
+  })
+
   it('queries with where/orderBy/limit/count/update/delete', async () => {
     const a = await User.create({ name: 'Q1', email: 'q1@example.com', score: 1 })
     await Post.create({ title: 'b', user_id: a.id })

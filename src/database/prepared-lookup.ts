@@ -8,7 +8,7 @@
 import type { Knex } from 'knex'
 import type { DatabaseDriver } from './database-manager.js'
 import { translateDatabaseError } from './errors.js'
-import { NO_MATCH, isLookupTypeMismatch, lookupValue } from './lookup-value.js'
+import { NO_MATCH, coercedMatch, isLookupTypeMismatch, lookupValue } from './lookup-value.js'
 
 /** The slice of better-sqlite3's `Database` this module uses (the package ships no types). */
 interface RawSqliteDatabase {
@@ -85,7 +85,8 @@ export class PreparedLookup {
           }
         }
       }
-      return (await this.knex(table).where(column, bound).first()) as Record<string, unknown> | undefined
+      const row = (await this.knex(table).where(column, bound).first()) as Record<string, unknown> | undefined
+      return row && coercedMatch(row[column], bound, this.driver) ? undefined : row
     } catch (error) {
       if (isLookupTypeMismatch(error)) return undefined
       throw translateDatabaseError(error, { table })

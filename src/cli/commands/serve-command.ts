@@ -78,7 +78,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .description(
       'Start the HTTP server and print its URL. SIGTERM or Ctrl-C stops accepting connections, lets requests in flight finish and closes the database pools. ' +
         'With --workers N the primary process forks N workers (node:cluster) that share the port and restarts any that dies; ' +
-        'the memory session and throttle drivers are refused then (each process would keep its own), and failed logins are counted in the database unless THROTTLE_DRIVER says otherwise. ' +
+        'the memory session and throttle drivers are refused then (each process would keep its own), and failed logins are counted in Redis when REDIS_URL is set, else in the database, unless THROTTLE_DRIVER says otherwise. ' +
         'With --watch (for development) craft runs the server in a child process and restarts it when a .ts, .js, .json, .html or .env file of the app changes ' +
         "(node's recursive fs.watch; changes within 200 ms are gathered into one restart; node_modules, storage, tests and .git are ignored). " +
         'A server that fails to start, say on a syntax error, is reported and started again at the next change.',
