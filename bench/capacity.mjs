@@ -81,12 +81,11 @@ try {
   const on = await app.serve({ name: 'trowel (authenticates: true)', env: { BENCH_JWT_AUTHENTICATES: 'true' } })
   servers.push(on)
   // .env says DB_CONNECTION=sqlite; DATABASE_URL in the environment must have won.
-  const check = await admin.query(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_catalog = $1 AND table_name = 'users'`, [dbName])
   const users = new pg.Client({ connectionString: url.toString() })
   await users.connect()
   const registered = (await users.query('SELECT count(*)::int AS n FROM users')).rows[0].n
   await users.end()
-  if (check.rows[0].n !== 1 || registered !== 1) throw new Error('the app did not use the PostgreSQL database named by DATABASE_URL')
+  if (registered !== 1) throw new Error('the app did not use the PostgreSQL database named by DATABASE_URL')
 
   const cases = [
     { name: 'JWT only (no database)', key: 'verify', url: `${off.url}/bench/claims`, pid: off.pid },
