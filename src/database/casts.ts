@@ -75,17 +75,8 @@ export function fromAssignment(type: CastType | undefined, value: unknown): unkn
 
 /** An attribute value → what is bound in SQL (JSON is stringified for every driver). */
 export function toDatabase(type: CastType | undefined, value: unknown): unknown {
-  if (value === null || value === undefined || type === undefined) return value
-  switch (type) {
-    case 'date':
-      return toDate(value)
-    case 'boolean':
-      return toBoolean(value)
-    case 'number':
-      return toNumber(value)
-    case 'json':
-      return JSON.stringify(value)
-  }
+  if (type === 'json') return value === null || value === undefined ? value : JSON.stringify(value)
+  return fromDatabase(type, value)
 }
 
 /** An attribute value → its JSON form (dates as ISO strings, bigints as strings). */
