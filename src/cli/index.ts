@@ -20,17 +20,11 @@ import { registerAuthCommand } from './commands/auth-command.js'
 import { registerApiInstallCommand } from './commands/api-install-command.js'
 import { registerTestCommand } from './commands/test-command.js'
 
+import { registerTypeScript } from './typescript-loader.js'
+
+export { registerTypeScript }
 export { CliError } from './cli-error.js'
 export type { CliContext } from './context.js'
-
-let tsxRegistered = false
-/** Lets Node load the app's TypeScript files (tsx; Node 20 has no type stripping). */
-export async function registerTypeScript(): Promise<void> {
-  if (tsxRegistered || process.env.TROWEL_NO_TSX === '1') return
-  tsxRegistered = true
-  const { register } = await import('tsx/esm/api')
-  register()
-}
 
 function isAppRoot(dir: string): boolean {
   return ['Kernel.ts', 'Kernel.js'].some((f) => existsSync(resolve(dir, f)))
@@ -70,7 +64,8 @@ export async function main(argv: string[] = process.argv, options: { appRoot?: s
   if (appRoot === null && isAppRoot(process.cwd())) appRoot = process.cwd()
   if (appRoot) {
     appRoot = realpathSync(appRoot)
-    await registerTypeScript()
+    // `serve` compiles the app to JavaScript instead when it can (see commands/serve-command.ts).
+    if (argv[2] !== 'serve') await registerTypeScript()
   }
   const ctx: CliContext = {
     appRoot,

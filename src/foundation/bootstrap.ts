@@ -12,7 +12,6 @@
  * TypeScript files are loaded through tsx, which the CLI registers before calling this.
  */
 import { existsSync, readdirSync } from 'node:fs'
-import { pathToFileURL } from 'node:url'
 import { config as loadDotenv } from 'dotenv'
 import { Application } from './application.js'
 import { FrameworkError } from './framework-error.js'
@@ -24,6 +23,7 @@ import { resolveRoute } from '../routing/handler-resolver.js'
 import { setCurrentRouter } from '../routing/router.js'
 import type { Logger } from '../support/logger.js'
 import { coreProviders } from './core-providers.js'
+import { appModuleUrl, inAppTerms } from './app-modules.js'
 
 export interface BootOptions {
   /** `http` validates everything a server needs (APP_KEY, secrets, routes); `console` is lenient. */
@@ -39,10 +39,10 @@ function findModule(base: string): string | undefined {
 
 export async function importAppModule(file: string, what: string): Promise<Record<string, any>> {
   try {
-    return await import(pathToFileURL(file).href)
+    return await import(appModuleUrl(file))
   } catch (error) {
     if (error instanceof FrameworkError) throw error
-    throw new FrameworkError('E_APP_MODULE', `Could not load ${what}: ${(error as Error).message}`, { cause: error })
+    throw new FrameworkError('E_APP_MODULE', `Could not load ${what}: ${inAppTerms((error as Error).message)}`, { cause: error })
   }
 }
 

@@ -7,13 +7,13 @@
  * by their file name or as the default export, and instantiated per request.
  */
 import { existsSync } from 'node:fs'
-import { pathToFileURL } from 'node:url'
 import type { Application } from '../foundation/application.js'
 import type { HttpContext } from '../http/context.js'
 import type { Middleware, MiddlewareClass } from '../http/middleware.js'
 import type { CompiledRoute } from './router.js'
 import type { MiddlewareReference, RouteHandler } from './route-definition.js'
 import { RouteDefinitionError } from './errors.js'
+import { appModuleUrl } from '../foundation/app-modules.js'
 
 export type ResolvedHandler = (ctx: HttpContext) => unknown
 
@@ -36,7 +36,7 @@ async function loadController(app: Application, reference: string): Promise<new 
   if (!file) throw new RouteDefinitionError(`Controller "${reference}" not found: expected app/controllers/${relative}.ts (create it with "node craft controller ${relative}").`)
   let loading = moduleCache.get(file)
   if (!loading) {
-    loading = import(pathToFileURL(file).href) as Promise<Record<string, unknown>>
+    loading = import(appModuleUrl(file)) as Promise<Record<string, unknown>>
     moduleCache.set(file, loading)
   }
   const mod = await loading

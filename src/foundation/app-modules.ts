@@ -1,0 +1,38 @@
+/**
+ * @module foundation/app-modules
+ * Where an app's own modules are imported from. Normally the app's `.ts` files themselves (through
+ * tsx, which `craft` registers). When `craft serve` has compiled the app to JavaScript
+ * (`cli/compile-app`), `useCompiledApp(root, dir)` points every import of a file under `root` at
+ * its compiled copy under `dir` instead: the server then runs without the TypeScript loader
+ * (its extra thread and esbuild cost about 20 MB of memory and a third of the start-up time).
+ */
+import { relative, sep, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+let compiled: { root: string; dir: string } | null = null
+
+/** Imports of files under `root` come from `dir` from now on (`.ts` → `.js`, `.mts` → `.mjs`; JavaScript files are copied as they are). */
+export function useCompiledApp(root: string, dir: string): void {
+  compiled = { root, dir }
+}
+
+/** True when the app's modules come from a compiled copy (no TypeScript loader needed). */
+export function compiledAppActive(): boolean {
+  return compiled !== null
+}
+
+/** The file:// URL to import for one of the app's source files. */
+export function appModuleUrl(file: string): string {
+  if (compiled) {
+    const rel = relative(compiled.root, file)
+    if (rel && !rel.startsWith('..') && !rel.startsWith(sep) && /\.(m?ts|m?js|cjs)$/.test(rel) && !rel.endsWith('.d.ts')) {
+      return pathToFileURL(join(compiled.dir, rel.replace(/\.ts$/, '.js').replace(/\.mts$/, '.mjs'))).href
+    }
+  }
+  return pathToFileURL(file).href
+}
+
+/** `text` with the compiled copy's folder written as the app's own (for error messages). */
+export function inAppTerms(text: string): string {
+  return compiled ? text.split(compiled.dir).join(compiled.root) : text
+}
