@@ -99,6 +99,8 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .summary('start the HTTP server')
     .description(
       'Start the HTTP server and print its URL. SIGTERM or Ctrl-C stops accepting connections, lets requests in flight finish and closes the database pools. ' +
+        "The app's TypeScript is compiled once to JavaScript in storage/.trowel/js (esbuild, in a child process; rebuilt when a source changes) and served from there, so the server runs without a TypeScript loader; " +
+        'if that copy cannot be built, or with TROWEL_NO_COMPILE=1, the .ts files are loaded through tsx. ' +
         'With --workers N the primary process forks N workers (node:cluster) that share the port and restarts any that dies; ' +
         'the memory session and throttle drivers are refused then (each process would keep its own), and failed logins are counted in Redis when REDIS_URL is set, else in the database, unless THROTTLE_DRIVER says otherwise. ' +
         'With --watch (for development) craft runs the server in a child process and restarts it when a .ts, .js, .json, .html or .env file of the app changes ' +
