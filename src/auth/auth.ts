@@ -6,8 +6,9 @@
 import type { HttpContext } from '../http/context.js'
 import type { AuthManager } from './auth-manager.js'
 import type { Guard } from './guards/guard.js'
-import { MAX_PASSWORD_LENGTH } from './credential-verifier.js'
+import { MAX_PASSWORD_LENGTH, isPasswordTooLong } from './hashing/password-length.js'
 import { AuthConfigError } from './errors.js'
+import { UniqueConstraintError } from '../database/errors.js'
 
 const GUARDS = Symbol('auth.guards')
 
@@ -106,8 +107,13 @@ export class Auth {
     const passwordColumn: string = model.passwordColumn ?? 'password'
     if (typeof attributes[authColumn] === 'string') attributes[authColumn] = (attributes[authColumn] as string).trim()
     const password = attributes[passwordColumn]
-    if (typeof password !== 'string' || password.length === 0 || password.length > MAX_PASSWORD_LENGTH) {
-      throw new AuthConfigError('auth.register needs a password string of 1 to 1024 characters.')
+    if (typeof password !== 'string' || password.length === 0 || isPasswordTooLong(password)) {
+      throw new AuthConfigError(`auth.register needs a password string of 1 to ${MAX_PASSWORD_LENGTH} characters.`)
+    }
+    // The address is unique without case (the users migration's lower(email) index enforces it
+    // against races); checked first so that a taken address costs no hash.
+    if (typeof model.findForAuth === 'function' && (await model.findForAuth(attributes[authColumn]))) {
+      throw new UniqueConstraintError(authColumn)
     }
     attributes[passwordColumn] = await this.#manager.hasher.hash(password)
     const user = await model.create(attributes)

@@ -12,13 +12,13 @@ import type { Hasher } from './hashing/index.js'
 import type { LoginThrottle } from './throttle/index.js'
 import type { Logger } from '../support/logger.js'
 import { TooManyRequestsError } from '../http/errors.js'
+import { isPasswordTooLong } from './hashing/password-length.js'
 
 export interface AuthenticatableModel {
   findForAuth(value: unknown): Promise<any | null>
   passwordColumn: string
 }
 
-export const MAX_PASSWORD_LENGTH = 1024
 
 export class CredentialVerifier {
   constructor(
@@ -41,7 +41,7 @@ export class CredentialVerifier {
     }
     const valid =
       typeof identifier === 'string' && identifier.trim() !== '' && identifier.length <= 320 &&
-      typeof password === 'string' && password !== '' && password.length <= MAX_PASSWORD_LENGTH
+      typeof password === 'string' && password !== '' && !isPasswordTooLong(password)
     let user: any | null = null
     let ok = false
     if (valid) {

@@ -15,6 +15,9 @@ describe('translateDatabaseError', () => {
       [driverError({ code: '23505', detail: 'Key (email)=(a@b.c) already exists.', constraint: 'users_email_unique' }), 'email'],
       [driverError({ code: 'ER_DUP_ENTRY', errno: 1062 }, "Duplicate entry 'a@b.c' for key 'users_email_unique'"), 'email', 'users'],
       [driverError({ code: 'ER_DUP_ENTRY', errno: 1062 }, "Duplicate entry 'x' for key 'PRIMARY'"), undefined, 'users'],
+      // The users migration's case-insensitive index on lower(email).
+      [driverError({ code: 'SQLITE_CONSTRAINT_UNIQUE' }, "insert into `users` … - UNIQUE constraint failed: index 'users_email_lower_unique'"), 'email', 'users'],
+      [driverError({ code: '23505', detail: 'Key (lower(email::text))=(a@b.c) already exists.', constraint: 'users_email_lower_unique' }), 'email', 'users'],
     ]
     for (const [raw, column, table] of cases) {
       const error = translateDatabaseError(raw, { table })

@@ -118,16 +118,18 @@ function isUnavailable(error: DriverError): boolean {
 function uniqueColumn(error: DriverError, table?: string): string | undefined {
   const message = typeof error.message === 'string' ? error.message : ''
   // SQLite: "UNIQUE constraint failed: users.email" (possibly "users.a, users.b").
-  const sqlite = /UNIQUE constraint failed: ([^\s,]+)/.exec(message)
+  // An expression index (users_email_lower_unique on lower(email)): "... failed: index 'name'".
+  const sqliteIndex = /UNIQUE constraint failed: index '([^']+)'/.exec(message)
+  const sqlite = sqliteIndex ? null : /UNIQUE constraint failed: ([^\s,]+)/.exec(message)
   if (sqlite?.[1]) return sqlite[1].split('.').pop()
-  // PostgreSQL: detail "Key (email)=(a@b.c) already exists."
-  const pg = typeof error.detail === 'string' ? /^Key \(([^)]+)\)=/.exec(error.detail) : null
-  if (pg?.[1]) return pg[1].replace(/"/g, '')
+  // PostgreSQL: detail "Key (email)=(a@b.c) already exists." or "Key (lower(email::text))=(…)".
+  const pg = typeof error.detail === 'string' ? /^Key \((.+?)\)=\(/.exec(error.detail) : null
+  if (pg?.[1]) return /^[a-z_]+\("?([A-Za-z0-9_]+)"?(?:::[a-z ]+)?\)$/.exec(pg[1])?.[1] ?? pg[1].replace(/"/g, '')
   // MySQL/MariaDB: "Duplicate entry 'x' for key 'users_email_unique'" (or 'users.users_email_unique').
   const mysql = /for key '(?:[^'.]+\.)?([^']+)'/.exec(message)
-  const key = mysql?.[1] ?? (typeof error.constraint === 'string' ? error.constraint : undefined)
+  const key = sqliteIndex?.[1] ?? mysql?.[1] ?? (typeof error.constraint === 'string' ? error.constraint : undefined)
   if (key && table) {
-    const match = new RegExp(`^${table.replace(/[^A-Za-z0-9_]/g, '')}_(.+)_unique$`).exec(key)
+    const match = new RegExp(`^${table.replace(/[^A-Za-z0-9_]/g, '')}_(.+?)(?:_lower)?_unique$`).exec(key)
     if (match?.[1]) return match[1]
   }
   return undefined

@@ -16,6 +16,8 @@
  * act inside that unit.
  */
 import type { Knex } from 'knex'
+import type { DatabaseDriver } from './database-manager.js'
+import { driverOf } from './lookup-value.js'
 
 export abstract class Migration {
   /** The transaction (or, on MySQL, the connection) this migration runs on. */
@@ -33,6 +35,11 @@ export abstract class Migration {
   /** Knex itself, for data changes: `await this.db('users').update({ active: true })`. */
   get db(): Knex {
     return this.connection
+  }
+
+  /** The database this migration runs on: `'sqlite'`, `'postgres'` or `'mysql'`. */
+  get driver(): DatabaseDriver {
+    return driverOf(this.connection as Knex)
   }
 
   abstract up(): Promise<void> | void

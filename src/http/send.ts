@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from 'node:http'
 import type { Response } from './response.js'
+import { extraStatusText } from './status-text.js'
 
 export function send(res: ServerResponse, response: Response, head: boolean): void {
   if (res.headersSent || res.destroyed) return
@@ -22,14 +23,14 @@ export function send(res: ServerResponse, response: Response, head: boolean): vo
   const status = response.statusCode
   if (body === null || status === 204 || status === 304) {
     if (status !== 204 && status !== 304) headers['content-length'] = '0'
-    res.writeHead(status, headers)
+    res.writeHead(status, extraStatusText(status), headers)
     res.end()
     return
   }
   // A string body goes to `end()` as is: node then writes the head and the body in one chunk
   // (a Buffer would be a second chunk, sent with writev).
   headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length)
-  res.writeHead(status, headers)
+  res.writeHead(status, extraStatusText(status), headers)
   if (head) res.end()
   else res.end(body, 'utf8')
 }

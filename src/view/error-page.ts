@@ -4,9 +4,9 @@
  * (`templates/errors/error.html`), rendered without an app, so it works before boot, when the app
  * has no templates, and when its own templates are broken. Pass `stack` only in debug mode.
  */
-import { STATUS_CODES } from 'node:http'
 import nunjucks from 'nunjucks'
 import { FRAMEWORK_TEMPLATES_DIR } from './framework-templates.js'
+import { statusText } from '../http/status-text.js'
 
 export interface ErrorPageData {
   status: number
@@ -19,8 +19,13 @@ export interface ErrorPageData {
 
 let env: nunjucks.Environment | undefined
 
+/** What every error template gets: the data and `title`, the status's reason phrase. */
+export function errorPageContext(data: ErrorPageData): ErrorPageData & { title: string } {
+  return { ...data, title: statusText(data.status) }
+}
+
 export function renderErrorPage(data: ErrorPageData): string {
-  const context = { ...data, title: STATUS_CODES[data.status] ?? 'Error' }
+  const context = errorPageContext(data)
   try {
     env ??= new nunjucks.Environment(new nunjucks.FileSystemLoader(FRAMEWORK_TEMPLATES_DIR, { noCache: false }), {
       autoescape: true,

@@ -143,7 +143,10 @@ describe('ViewFactory', () => {
   it('renderErrorPage prefers the app\'s errors/<status>.html and falls back to the framework page', () => {
     const view = new ViewFactory(app)
     assert.equal(view.renderErrorPage({ status: 404, message: 'Nope <b>', code: 'E_NOT_FOUND' }), 'custom 404: Nope &lt;b&gt;')
-    assert.match(view.renderErrorPage({ status: 500, message: 'Boom', code: 'E_INTERNAL' }), /<!doctype html>[\s\S]*500[\s\S]*Boom/i)
+    const page = view.renderErrorPage({ status: 500, message: 'Boom', code: 'E_INTERNAL' })
+    assert.match(page, /<!doctype html>[\s\S]*500[\s\S]*Boom/i)
+    assert.match(page, /<title>500 Internal Server Error<\/title>/)
+    assert.match(page, /<h1>Internal Server Error<\/h1>/)
   })
 
   it('ViewProvider binds view and http.context.view so ctx.view works', () => {
@@ -159,6 +162,7 @@ describe('renderErrorPage', () => {
     const html = renderErrorPage({ status: 419, message: 'Page expired <script>', code: 'E_CSRF' })
     assert.match(html, /^<!doctype html>/i)
     assert.ok(html.includes('419'))
+    assert.match(html, /<title>419 Page Expired<\/title>/)
     assert.ok(html.includes('Page expired &lt;script&gt;'))
     assert.ok(html.includes('E_CSRF'))
     assert.ok(!html.includes('<pre class="stack">'))

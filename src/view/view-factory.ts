@@ -20,7 +20,7 @@ import { FRAMEWORK_TEMPLATES_DIR } from './framework-templates.js'
 import { resolveTemplateName } from './template-name.js'
 import { locateTemplateError, TemplateRenderError } from './template-error.js'
 import { ContextView } from './context-view.js'
-import { renderErrorPage, type ErrorPageData } from './error-page.js'
+import { errorPageContext, renderErrorPage, type ErrorPageData } from './error-page.js'
 
 export type UrlFor = (name: string, params?: Record<string, unknown>) => string
 
@@ -111,7 +111,7 @@ export class ViewFactory {
     for (const name of [`errors/${data.status}.html`, 'errors/error.html']) {
       if (!this.exists(name)) continue
       try {
-        return this.render(name, { ...data })
+        return this.render(name, errorPageContext(data))
       } catch {
         break
       }

@@ -11,6 +11,11 @@ export default class CreateUsersTable extends Migration {
       // Nullable DATETIME (TIMESTAMPTZ on PostgreSQL) without database defaults: the model sets both.
       table.timestamps()
     })
+    // E-mails are compared without case (login, reset, registration), so they are unique without
+    // case too. MySQL/MariaDB's default collations already compare without case.
+    if (this.driver !== 'mysql') {
+      await this.schema.raw('CREATE UNIQUE INDEX users_email_lower_unique ON users (lower(email))')
+    }
   }
 
   async down() {

@@ -115,6 +115,7 @@ describe('web authentication', () => {
     await client.get('/register')
     const r = await client.post('/register', { name: 'X', email: 'csrf@example.test', password: PASSWORD, password_confirmation: PASSWORD })
     assert.equal(r.status, 419)
+    assert.match(r.text, /<title>419 Page Expired<\/title>/)
     const wrong = await client.post('/register', { __token: 'nope', name: 'X', email: 'csrf@example.test', password: PASSWORD, password_confirmation: PASSWORD })
     assert.equal(wrong.status, 419)
     const login = await new Client(server.url).submit('/login', '/login', { email: 'csrf@example.test', password: PASSWORD })
@@ -142,6 +143,16 @@ describe('web authentication', () => {
     const r = await register(client, '  DUP@Example.test ')
     assert.equal(r.location, '/register')
     assert.match((await client.get('/register')).text, /already been taken/)
+  })
+
+  it('concurrent registrations of one address in two cases: exactly one account', async () => {
+    for (const name of ['race-a', 'race-b', 'race-c']) {
+      const results = await Promise.all(
+        [`${name}@example.test`, `${name.toUpperCase()}@Example.TEST`].map((email) => register(new Client(server.url), email)),
+      )
+      const locations = results.map((r) => r.location).sort()
+      assert.deepEqual(locations, ['/home', '/register'], name)
+    }
   })
 
   it('registration ignores fields outside fillable', async () => {

@@ -182,6 +182,8 @@ export class ProbeMiddleware extends Middleware {
     const html = await client.get('/missing')
     assert.equal(html.status, 404)
     assert.match(html.headers.get('content-type')!, /text\/html/)
+    assert.match(html.text, /<title>404 Not Found<\/title>/)
+    assert.match(html.text, /<h1>Not Found<\/h1>/)
     const json = await client.get('/missing', { accept: 'application/json' })
     assert.equal(json.status, 404)
     assert.deepEqual(json.json(), { message: 'Not found.', code: 'E_NOT_FOUND' })

@@ -225,6 +225,21 @@ describe('JWT: forged and malformed tokens; token routes under attack', () => {
     }
   })
 
+  it('the token routes read the body only: credentials or a token in the query string issue nothing', async () => {
+    const c = new Client(server.url)
+    const credentials = new URLSearchParams({ username: 'jwt@example.test', password: PASSWORD })
+    const auth = await c.request('POST', `/api/auth?${credentials}`, { headers: { accept: 'application/json' } })
+    assert.equal(auth.status, 401)
+    assert.equal(auth.json().code, 'E_INVALID_CREDENTIALS')
+    await registerUser(server.url, 'query-reauth@example.test')
+    const fresh = await getToken(server.url, 'query-reauth@example.test')
+    const re = await c.request('POST', `/api/reauth?token=${fresh}`, { headers: { accept: 'application/json' } })
+    assert.equal(re.status, 401)
+    assert.equal(re.json().code, 'E_REAUTH_FAILED')
+    // The same token in the body is still good: the query attempt consumed nothing.
+    assert.equal((await c.postJson('/api/reauth', { token: fresh })).status, 200)
+  })
+
   it('Authorization header variants: missing, bare scheme, spacing, other schemes, duplicates', async () => {
     const variants: [string | null, string][] = [
       [null, 'missing'],
