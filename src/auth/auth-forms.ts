@@ -22,7 +22,8 @@ function text(value: unknown): string {
 }
 
 /** Runs the rules, then the password policy, and throws one ValidationError with every message. */
-async function validateWithPolicy(ctx: HttpContext, rules: Record<string, string>, passwordField = 'password'): Promise<Record<string, unknown>> {
+async function validateWithPolicy(ctx: HttpContext, rules: Record<string, string>, back?: string): Promise<Record<string, unknown>> {
+  const passwordField = 'password'
   const input = ctx.request.all()
   let errors: Record<string, string[]> = {}
   let data: Record<string, unknown> = {}
@@ -37,7 +38,7 @@ async function validateWithPolicy(ctx: HttpContext, rules: Record<string, string
     const problem = auth(ctx).manager.policy.check(password)
     if (problem) errors[passwordField] = [problem]
   }
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors, undefined, { back })
   return data
 }
 
@@ -137,7 +138,8 @@ export const AuthForms = {
   async changePassword(ctx: HttpContext): Promise<unknown> {
     const token = text(ctx.params.token ?? ctx.request.input('token'))
     const back = token && /^[A-Za-z0-9_-]+$/.test(token) ? `/change_password/${token}` : '/password_reset'
-    const data = await validateWithPolicy(ctx, { password: 'required|string|min:8|max:1024|confirmed' })
+    // Back to the form that carries the token (the page sends no Referer: Referrer-Policy no-referrer).
+    const data = await validateWithPolicy(ctx, { password: 'required|string|min:8|max:1024|confirmed' }, back)
     const user = await auth(ctx).resetPassword(token, data.password as string)
     if (!user) {
       if (ctx.request.wantsJson()) throw new ValidationError({ token: [AUTH_MESSAGES.resetInvalid] })

@@ -11,6 +11,12 @@ function fake(body: string, headers: Record<string, string>): IncomingMessage {
   return stream
 }
 
+function fakeBytes(body: Buffer, contentType: string): IncomingMessage {
+  const stream = Readable.from([body]) as unknown as IncomingMessage
+  stream.headers = { 'content-length': String(body.length), 'content-type': contentType }
+  return stream
+}
+
 describe('readBody', () => {
   it('parses JSON objects and drops prototype keys', async () => {
     const body = await readBody(fake('{"a":1,"__proto__":{"x":1},"constructor":{"prototype":{"y":1}}}', { 'content-type': 'application/json' }))
@@ -34,6 +40,27 @@ describe('readBody', () => {
   it('answers 413 over the limit and 415 for other content types', async () => {
     await assert.rejects(readBody(fake('x'.repeat(2000), { 'content-type': 'application/json' }), 1000), { status: 413, code: 'E_PAYLOAD_TOO_LARGE' })
     await assert.rejects(readBody(fake('<a/>', { 'content-type': 'application/xml' })), { status: 415 })
+  })
+
+  it('parses multipart form fields like url-encoded ones; refuses files and a missing boundary', async () => {
+    const form = new FormData()
+    form.append('username', 'ada@example.test')
+    form.append('password', 'pässword ✓')
+    form.append('tag', 'a')
+    form.append('tag', 'b')
+    form.append('__proto__', 'x')
+    const request = new Request('http://x/', { method: 'POST', body: form })
+    const text = Buffer.from(await request.arrayBuffer()).toString('latin1')
+    const body = await readBody(fakeBytes(Buffer.from(text, 'latin1'), request.headers.get('content-type')!))
+    assert.deepEqual({ ...body }, { username: 'ada@example.test', password: 'pässword ✓', tag: ['a', 'b'] })
+
+    const withFile = new FormData()
+    withFile.append('username', 'ada@example.test')
+    withFile.append('avatar', new Blob(['GIF89a']), 'avatar.gif')
+    const fileRequest = new Request('http://x/', { method: 'POST', body: withFile })
+    const fileBody = Buffer.from(await fileRequest.arrayBuffer())
+    await assert.rejects(readBody(fakeBytes(fileBody, fileRequest.headers.get('content-type')!)), { status: 415, code: 'E_UNSUPPORTED_MEDIA_TYPE' })
+    await assert.rejects(readBody(fakeBytes(fileBody, 'multipart/form-data')), { status: 400, code: 'E_BAD_REQUEST' })
   })
 
   it('an empty body is an empty object', async () => {

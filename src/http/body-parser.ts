@@ -1,14 +1,16 @@
 /**
  * @module http/body-parser
- * Reads and parses a request body once, before any middleware runs: JSON (prototype keys
- * removed), url-encoded forms (repeated keys become arrays), nothing else. Over the limit → 413,
- * malformed JSON or a body that is not an object → 400, other content types with a body → 415.
+ * Reads and parses a request body once, before the route's middleware runs: JSON (prototype keys
+ * removed), url-encoded forms (repeated keys become arrays), multipart form fields (no files).
+ * Over the limit → 413, malformed JSON or a body that is not an object → 400, other content types
+ * with a body → 415 (refused before the body is read).
  */
 import type { IncomingMessage } from 'node:http'
 import getRawBody from 'raw-body'
 import sjson from 'secure-json-parse'
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from './errors.js'
 import { parseQueryString, type InputBag } from './request.js'
+import { parseMultipart } from './multipart.js'
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
 
@@ -20,21 +22,27 @@ export async function readBody(raw: IncomingMessage, limit = DEFAULT_BODY_LIMIT)
     raw.resume()
     throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`)
   }
-  const type = (raw.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+  const contentType = raw.headers['content-type'] ?? ''
+  const type = contentType.split(';')[0]!.trim().toLowerCase()
   const isJson = type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'))
   const isForm = type === 'application/x-www-form-urlencoded'
-  let text: string
+  const isMultipart = type === 'multipart/form-data'
+  if (!isJson && !isForm && !isMultipart) {
+    raw.resume()
+    throw new UnsupportedMediaTypeError('Send the body as application/json, application/x-www-form-urlencoded or multipart/form-data.')
+  }
+  let buffer: Buffer
   try {
-    text = await getRawBody(raw, { limit, encoding: 'utf8', length: declared })
+    buffer = await getRawBody(raw, { limit, length: declared })
   } catch (error) {
     const e = error as { type?: string; status?: number }
     if (e.type === 'entity.too.large' || e.status === 413) throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`)
     throw new BadRequestError('The request body could not be read.', { cause: error })
   }
-  if (text.length === 0) return Object.create(null)
-  if (isJson) return parseJsonObject(text)
-  if (isForm) return parseQueryString(text)
-  throw new UnsupportedMediaTypeError('Send the body as application/json or application/x-www-form-urlencoded.')
+  if (buffer.length === 0) return Object.create(null)
+  if (isMultipart) return parseMultipart(buffer, contentType)
+  const text = buffer.toString('utf8')
+  return isJson ? parseJsonObject(text) : parseQueryString(text)
 }
 
 function parseJsonObject(text: string): InputBag {

@@ -57,9 +57,12 @@ export class CsrfError extends HttpError {
 
 export class ValidationError extends HttpError {
   readonly errors: Record<string, string[]>
-  constructor(errors: Record<string, string[]>, message = 'The given data was invalid.') {
+  /** Where a form goes back to when the request has no usable Referer (default: its own path). */
+  readonly back: string | undefined
+  constructor(errors: Record<string, string[]>, message = 'The given data was invalid.', options: { back?: string } = {}) {
     super(422, 'E_VALIDATION', message, { details: { errors } })
     this.errors = errors
+    this.back = options.back
   }
 }
 

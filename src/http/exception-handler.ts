@@ -60,7 +60,7 @@ export class ExceptionHandler {
     if (httpError instanceof ValidationError && !json && ctx.hasSession) {
       ctx.session.flashErrors(httpError.errors)
       ctx.session.flashInput(ctx.request.all())
-      res.back(ctx.request.path)
+      res.back(httpError.back ?? ctx.request.path)
       return
     }
 

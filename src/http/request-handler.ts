@@ -1,6 +1,7 @@
 /**
  * @module http/request-handler
- * The per-request path: match the route (404/405 before anything else), parse the body, run
+ * The per-request path: match the route (404/405 before anything else), parse the body (its
+ * error, if any, surfaces when something reads it, at the latest before the handler), run
  * global middleware, the route's stacks and the handler, render any error through the one
  * exception handler, run every `after` that ran a `before`, and send.
  */
@@ -72,10 +73,18 @@ export class RequestHandler {
       if (!stopped) {
         if (match.kind === 'not-found') throw new NotFoundError()
         if (match.kind === 'method-not-allowed') throw new MethodNotAllowedError(match.allowed)
-        if (BODY_METHODS.has(request.method)) request.body = await readBody(req, this.#bodyLimit)
+        if (BODY_METHODS.has(request.method)) {
+          try {
+            request.body = await readBody(req, this.#bodyLimit)
+          } catch (error) {
+            request.failBody(error)
+          }
+        }
         const runtime = route!.runtime as RouteRuntime
         stopped = runtime.middleware.length > 0 && (await this.#before(ctx, runtime.middleware, ran))
         if (!stopped) {
+          // A body that could not be read never reaches the handler, read or not.
+          if (request.bodyError !== undefined) throw request.bodyError
           const result = runtime.handler(ctx)
           applyResult(ctx, isThenable(result) ? await result : result)
         }

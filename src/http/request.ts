@@ -21,7 +21,8 @@ export class Request {
   readonly path: string
   readonly url: string
   readonly query: InputBag
-  body: InputBag = Object.create(null)
+  #body: InputBag = Object.create(null)
+  #bodyError: unknown = undefined
   params: Record<string, string> = Object.create(null)
   #options: RequestOptions
   #rawCookies?: Record<string, string | undefined>
@@ -36,6 +37,31 @@ export class Request {
     this.path = q === -1 ? this.url : this.url.slice(0, q)
     this.query = q === -1 ? Object.create(null) : parseQueryString(this.url.slice(q + 1))
     this.#options = options
+  }
+
+  /**
+   * The parsed body. When it could not be read (400, 413, 415) reading it throws that error, so
+   * the route's middleware decides first: an API route without a token answers 401 whatever the
+   * body, and a web form's CSRF check, which reads the body, answers the body's error.
+   */
+  get body(): InputBag {
+    if (this.#bodyError !== undefined) throw this.#bodyError
+    return this.#body
+  }
+
+  set body(value: InputBag) {
+    this.#body = value
+    this.#bodyError = undefined
+  }
+
+  /** Why the body could not be read, or undefined. */
+  get bodyError(): unknown {
+    return this.#bodyError
+  }
+
+  /** Records that the body could not be read: reading `body` (or `input()`) throws `error`. */
+  failBody(error: unknown): void {
+    this.#bodyError = error
   }
 
   /** A field from the body, then the query string; `fallback` when absent. */
@@ -146,13 +172,19 @@ export function parseQueryString(text: string): InputBag {
   } catch {
     return out
   }
-  for (const [rawKey, value] of params) {
-    const key = rawKey.endsWith('[]') ? rawKey.slice(0, -2) : rawKey
-    if (FORBIDDEN_KEYS.has(key)) continue
-    const existing = out[key]
-    if (existing === undefined) out[key] = rawKey.endsWith('[]') ? [value] : value
-    else if (Array.isArray(existing)) existing.push(value)
-    else out[key] = [existing, value]
-  }
+  for (const [rawKey, value] of params) addField(out, rawKey, value)
   return out
+}
+
+/**
+ * Adds one form field to `out` (query strings, url-encoded and multipart bodies alike): a repeated
+ * key or `name[]` becomes an array; prototype keys are dropped.
+ */
+export function addField(out: InputBag, rawKey: string, value: string): void {
+  const key = rawKey.endsWith('[]') ? rawKey.slice(0, -2) : rawKey
+  if (FORBIDDEN_KEYS.has(key)) return
+  const existing = out[key]
+  if (existing === undefined) out[key] = rawKey.endsWith('[]') ? [value] : value
+  else if (Array.isArray(existing)) existing.push(value)
+  else out[key] = [existing, value]
 }

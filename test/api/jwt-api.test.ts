@@ -94,6 +94,29 @@ describe('JWT API (seed steps 4–12)', () => {
     assert.equal(unknown.status, 401)
     assert.equal(unknown.text, bad.text)
     assert.equal(bad.setCookies.length, 0, 'token routes set no cookie')
+    // A browser's FormData (multipart/form-data) is a form body too.
+    const multipart = new FormData()
+    multipart.append('username', 'api@example.test')
+    multipart.append('password', PASSWORD)
+    const fromFormData = await new Client(server.url).request('POST', '/api/auth', { multipart })
+    assert.equal(fromFormData.status, 200, fromFormData.text)
+    assert.equal(typeof fromFormData.json().data, 'string')
+  })
+
+  it('an api route decides on the token before the body: 401 without one, 400/415 with one', async () => {
+    const token = await getToken(server.url, 'api@example.test')
+    const c = new Client(server.url)
+    const bodies = [
+      { body: '{"title": ', headers: { 'content-type': 'application/json' }, status: 400 },
+      { body: 'hello', headers: { 'content-type': 'text/plain' }, status: 415 },
+    ]
+    for (const { body, headers, status } of bodies) {
+      const anonymous = await c.request('POST', '/api/posts', { body, headers })
+      assert.equal(anonymous.status, 401, headers['content-type'])
+      assert.equal(anonymous.json().code, 'E_TOKEN_MISSING')
+      const signed = await c.request('POST', '/api/posts', { body, headers: { ...headers, authorization: `Bearer ${token}` } })
+      assert.equal(signed.status, status, signed.text)
+    }
   })
 
   it('protects api routes; LoadUserMiddleware sets request.user() without hidden fields', async () => {
@@ -289,6 +312,8 @@ describe('JWT API wiring variants', () => {
       await assert.rejects(app.serve(), /JWT_SECRET/)
       app.edit('.env', (t) => t.replace(/^JWT_SECRET=.*$/m, ''))
       await assert.rejects(app.serve(), /JWT_SECRET/)
+      // With --workers the primary stops too (exit 1), instead of restarting workers for ever.
+      await assert.rejects(app.serve({}, ['--workers', '2']), /exited with 1 before listening[\s\S]*JWT_SECRET/)
     } finally {
       await app.cleanup()
     }

@@ -213,6 +213,14 @@ describe('web authentication', () => {
     const page = await known.get(`/change_password/${token}`)
     assert.equal(page.status, 200)
     assert.equal(page.headers.get('referrer-policy'), 'no-referrer')
+    // The token as a field on POST /change_password: a mismatch goes back to a form that still
+    // carries the token (no Referer is sent from that page), and the token is not consumed.
+    const mismatch = await known.post('/change_password', { __token: known.csrf(), token, password: 'mismatch one A9', password_confirmation: 'mismatch two B9' })
+    assert.equal(mismatch.status, 302)
+    assert.equal(mismatch.location, `/change_password/${token}`)
+    const again = await known.get(mismatch.location!)
+    assert.ok(again.text.includes(token), 'the form still carries the token')
+    assert.match(again.text, /confirmation does not match|does not match/i)
     const NEW = 'a brand new passphrase'
     const done = await known.post(`/change_password/${token}`, { __token: known.csrf(), password: NEW, password_confirmation: NEW })
     assert.equal(done.status, 302)

@@ -25,12 +25,14 @@ export class Client {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
   }
 
-  async request(method: string, path: string, options: { form?: Record<string, string | string[]>; json?: unknown; body?: string; headers?: Record<string, string>; cookies?: boolean } = {}): Promise<HttpResult> {
+  async request(method: string, path: string, options: { form?: Record<string, string | string[]>; multipart?: FormData; json?: unknown; body?: string; headers?: Record<string, string>; cookies?: boolean } = {}): Promise<HttpResult> {
     // A fresh connection per request: no race with the server closing an idle keep-alive socket.
     const headers: Record<string, string> = { connection: 'close', ...this.extraHeaders, ...options.headers }
     if (options.cookies !== false && this.cookies.size > 0) headers.cookie = this.cookieHeader()
-    let body: string | undefined = options.body
-    if (options.form) {
+    let body: string | FormData | undefined = options.body
+    if (options.multipart) {
+      body = options.multipart // fetch sets multipart/form-data with its boundary
+    } else if (options.form) {
       const params = new URLSearchParams()
       for (const [k, v] of Object.entries(options.form)) for (const one of Array.isArray(v) ? v : [v]) params.append(k, one)
       body = params.toString()

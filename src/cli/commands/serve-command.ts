@@ -134,32 +134,44 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       process.env.TROWEL_WORKERS = String(workers)
       let stopping = false
       let ready = 0
+      const listened = new WeakSet<object>()
       const fork = () => {
         const worker = cluster.fork()
         worker.on('listening', (address) => {
+          listened.add(worker)
           if (++ready === workers) ctx.out(`Trowel is serving on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${address.port} with ${workers} workers`)
         })
       }
       for (let i = 0; i < workers; i++) fork()
       cluster.on('exit', (worker, code) => {
         if (stopping) return
+        // A worker that dies before it ever listened, while none has, is a startup failure (a
+        // missing JWT_SECRET, a syntax error, a database that is down): its error is printed
+        // above; restarting would loop for ever, so the whole server stops with exit code 1.
+        if (!listened.has(worker) && ready === 0) {
+          ctx.out(`worker ${worker.process.pid} failed to start (${code}); stopping`)
+          void stop(1)
+          return
+        }
         ctx.out(`worker ${worker.process.pid} exited (${code}); starting another`)
-        fork()
+        // A replacement that cannot boot is retried once a second, not in a tight loop.
+        if (listened.has(worker)) fork()
+        else setTimeout(() => stopping || fork(), 1000).unref()
       })
-      const stop = async () => {
+      const stop = async (exitCode = 0) => {
         if (stopping) return
         stopping = true
         for (const worker of Object.values(cluster.workers ?? {})) {
-          if (!worker) continue
+          if (!worker || worker.isDead()) continue
           await new Promise<void>((resolve) => {
             worker.once('exit', () => resolve())
             worker.process.kill('SIGTERM')
           })
         }
-        process.exit(0)
+        process.exit(exitCode)
       }
-      process.once('SIGTERM', stop)
-      process.once('SIGINT', stop)
+      process.once('SIGTERM', () => void stop())
+      process.once('SIGINT', () => void stop())
     })
 }
 
