@@ -60,6 +60,11 @@ export function buildProgram(ctx: CliContext): Command {
 }
 
 export async function main(argv: string[] = process.argv, options: { appRoot?: string | null } = {}): Promise<void> {
+  // `node craft routes:list | head`: a reader that goes away is not an error worth a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0)
+    throw error
+  })
   let appRoot = options.appRoot ?? null
   if (appRoot === null && isAppRoot(process.cwd())) appRoot = process.cwd()
   if (appRoot) {

@@ -13,7 +13,7 @@ export type { CastType } from './casts.js'
 export { Migration } from './migration.js'
 export { Migrator } from './migrator.js'
 export type { MigrationStatus, MigratorOptions } from './migrator.js'
-export { migrationClassName, migrationFileName, newAppMigrations, renderMigrationStub } from './migration-stubs.js'
+export { migrationClassName, migrationFileName, newAppMigrations, nextMigrationDate, renderMigrationStub } from './migration-stubs.js'
 export type { GeneratedMigration, MigrationStubOptions } from './migration-stubs.js'
 export {
   DatabaseUnavailableError,

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { migrationClassName, migrationFileName, newAppMigrations, renderMigrationStub } from './migration-stubs.js'
+import { migrationClassName, migrationFileName, newAppMigrations, nextMigrationDate, renderMigrationStub } from './migration-stubs.js'
 
 describe('migration stubs', () => {
   it('names files YYYY_MM_DD_HHMMSS_<name>.ts in UTC, keeping the name', () => {
@@ -9,6 +9,18 @@ describe('migration stubs', () => {
     assert.equal(migrationFileName('AddApiTokenUsers', date), '2024_01_05_090307_AddApiTokenUsers.ts')
     assert.equal(migrationFileName('add-api-token users', date), '2024_01_05_090307_add_api_token_users.ts')
     assert.throws(() => migrationFileName('--', date), /not a usable migration name/)
+  })
+
+  it('stamps a new migration after every existing one, even in the same second or with a clock behind', () => {
+    const existing = newAppMigrations(new Date(Date.UTC(2024, 0, 5, 9, 3, 7))).map((m) => m.fileName)
+    for (const now of [new Date(Date.UTC(2024, 0, 5, 9, 3, 7, 500)), new Date(Date.UTC(2023, 0, 1))]) {
+      const name = migrationFileName('add_api_token_users', nextMigrationDate([...existing, 'README.md'], now))
+      assert.equal(name, '2024_01_05_090310_add_api_token_users.ts')
+      assert.deepEqual([...existing, name].sort().at(-1), name)
+    }
+    const later = new Date(Date.UTC(2024, 0, 5, 9, 3, 10))
+    assert.equal(nextMigrationDate(existing, later), later)
+    assert.equal(nextMigrationDate([], later), later)
   })
 
   it('derives PascalCase class names', () => {

@@ -54,6 +54,25 @@ export function migrationFileName(name: string, date: Date = new Date()): string
   return `${stamp}_${snake}.ts`
 }
 
+const STAMP = /^(\d{4})_(\d{2})_(\d{2})_(\d{2})(\d{2})(\d{2})_/
+
+/**
+ * The date to stamp a new migration with: `now`, or one second after the latest stamp among
+ * `existing` file names when that is not earlier. Migrations run in file-name order, so a
+ * migration made in the same second as the ones `craft new` wrote (or with a clock behind them)
+ * still runs after them.
+ */
+export function nextMigrationDate(existing: Iterable<string>, now: Date = new Date()): Date {
+  let latest = -Infinity
+  for (const name of existing) {
+    const m = STAMP.exec(name)
+    if (!m) continue
+    latest = Math.max(latest, Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!))
+  }
+  const wholeSecond = Math.floor(now.getTime() / 1000) * 1000
+  return wholeSecond > latest ? now : new Date(latest + 1000)
+}
+
 /**
  * The text of a new migration: empty `up`/`down` (`blank`), altering `table` (`--table T`), or
  * creating it with an id and timestamps (`--create T`).

@@ -28,6 +28,9 @@ describe('readBody', () => {
   it('rejects malformed JSON and non-object JSON with 400', async () => {
     await assert.rejects(readBody(fake('{"a":', { 'content-type': 'application/json' })), { status: 400, code: 'E_BAD_REQUEST' })
     await assert.rejects(readBody(fake('[1,2]', { 'content-type': 'application/json' })), { status: 400 })
+    const deep = (n: number) => '{"a":' + '['.repeat(n) + ']'.repeat(n) + '}'
+    await assert.rejects(readBody(fake(deep(400_000), { 'content-type': 'application/json' }), 2_000_000), { status: 400, code: 'E_BAD_REQUEST' })
+    assert.ok((await readBody(fake(deep(63), { 'content-type': 'application/json' }))).a)
   })
 
   it('parses url-encoded forms; repeated keys become arrays', async () => {

@@ -13,6 +13,8 @@ import { parseQueryString, type InputBag } from './request.js'
 import { parseMultipart } from './multipart.js'
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
+/** Deeper JSON is refused: serializing or validating it recursively would overflow the stack. */
+export const MAX_JSON_DEPTH = 64
 
 export async function readBody(raw: IncomingMessage, limit = DEFAULT_BODY_LIMIT): Promise<InputBag> {
   const declared = raw.headers['content-length']
@@ -55,5 +57,21 @@ function parseJsonObject(text: string): InputBag {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new BadRequestError('The JSON body must be an object.')
   }
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) {
+    throw new BadRequestError(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`)
+  }
   return Object.assign(Object.create(null), value) as InputBag
+}
+
+/** True when `root` has objects or arrays nested more than `max` levels deep (walked without recursion). */
+function nestedDeeperThan(root: object, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[root, 1]]
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!
+    if (depth > max) return true
+    for (const child of Object.values(value as object)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
+    }
+  }
+  return false
 }

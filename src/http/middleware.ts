@@ -1,7 +1,8 @@
 /**
  * @module http/middleware
- * Middleware classes have `before(ctx, ...args)` and `after(ctx, ...args)`. Returning anything
- * other than `undefined` from `before` stops the chain and sends that value as the response.
+ * Middleware classes have `before(ctx, ...args)` and `after(ctx, ...args)`. Returning a response
+ * (or any value a handler could return) from `before` stops the chain and sends it; returning
+ * nothing, `null`, `ctx` or `ctx.request` (Masonite's `return request`) lets the request go on.
  * Arguments come from the route: `'guard:jwt'` calls the `guard` stack with `'jwt'`.
  */
 import type { HttpContext } from './context.js'

@@ -96,8 +96,9 @@ export class RequestHandler {
       const m = ran[i]!
       if (!m.instance.after) continue
       try {
-        const result = m.instance.after(ctx, ...m.args)
-        applyResult(ctx, isThenable(result) ? await result : result)
+        const raw = m.instance.after(ctx, ...m.args)
+        const result = isThenable(raw) ? await raw : raw
+        if (!passesOn(ctx, result)) applyResult(ctx, result)
       } catch (error) {
         this.#exceptions.render(ctx, error)
       }
@@ -110,13 +111,22 @@ export class RequestHandler {
       ran.push(m)
       if (!m.instance.before) continue
       const result = await m.instance.before(ctx, ...m.args)
-      if (result !== undefined) {
+      if (!passesOn(ctx, result)) {
         applyResult(ctx, result)
         return true
       }
     }
     return false
   }
+}
+
+/**
+ * True when a middleware's return value lets the request go on: nothing, `null`, or the context
+ * or request itself (Masonite's `return request`). Anything else (a `response.*` result, a
+ * string, an object) is the answer, and stops the chain.
+ */
+function passesOn(ctx: HttpContext, result: unknown): boolean {
+  return result === undefined || result === null || result === ctx || result === ctx.request
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

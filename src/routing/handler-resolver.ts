@@ -89,6 +89,12 @@ export function resolveMiddleware(app: Application, refs: MiddlewareReference[],
     const args = colon === -1 ? [] : ref.slice(colon + 1).split(',').map((a) => a.trim())
     const stack = app.kernel.routeMiddleware[name]
     if (!stack) {
+      if (name === 'api') {
+        throw new RouteDefinitionError(
+          `${where}: the routes of routes/api.ts run in the "api" stack, which Kernel.ts does not define. ` +
+            "Add api: [JWTAuthenticationMiddleware, LoadUserMiddleware] (from 'trowel/api') to routeMiddleware in Kernel.ts.",
+        )
+      }
       throw new RouteDefinitionError(`${where}: unknown middleware "${name}". Add it to routeMiddleware in Kernel.ts.`)
     }
     for (const cls of Array.isArray(stack) ? stack : [stack]) out.push({ instance: instance(cls), args })

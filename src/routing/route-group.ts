@@ -6,7 +6,8 @@ import type { MiddlewareReference, RouteDefinition } from './route-definition.js
 
 export interface RouteGroupOptions {
   prefix?: string
-  middleware?: MiddlewareReference[]
+  /** One reference (`'auth'`) or a list. */
+  middleware?: MiddlewareReference | MiddlewareReference[]
   /** Prepended to the names of the routes inside (`'admin.'`). */
   name?: string
 }
@@ -15,15 +16,15 @@ export type RouteEntry = RouteDefinition | RouteGroup | RouteEntry[]
 
 export class RouteGroup {
   readonly routes: RouteEntry[]
-  readonly options: RouteGroupOptions
+  readonly options: RouteGroupOptions & { middleware?: MiddlewareReference[] }
 
   constructor(routes: RouteEntry[], options: RouteGroupOptions = {}) {
     this.routes = routes
-    this.options = options
+    this.options = { ...options, middleware: asList(options.middleware) }
   }
 
   middleware(list: MiddlewareReference | MiddlewareReference[]): this {
-    this.options.middleware = [...(this.options.middleware ?? []), ...(Array.isArray(list) ? list : [list])]
+    this.options.middleware = [...(this.options.middleware ?? []), ...asList(list)]
     return this
   }
 
@@ -36,4 +37,8 @@ export class RouteGroup {
     this.options.name = name
     return this
   }
+}
+
+function asList(list: MiddlewareReference | MiddlewareReference[] | undefined): MiddlewareReference[] {
+  return list === undefined ? [] : Array.isArray(list) ? list : [list]
 }

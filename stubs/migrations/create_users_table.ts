@@ -14,7 +14,8 @@ export default class CreateUsersTable extends Migration {
     // E-mails are compared without case (login, reset, registration), so they are unique without
     // case too. MySQL/MariaDB's default collations already compare without case.
     if (this.driver !== 'mysql') {
-      await this.schema.raw('CREATE UNIQUE INDEX users_email_lower_unique ON users (lower(email))')
+      const users = 'users'
+      await this.schema.raw('CREATE UNIQUE INDEX ?? ON ?? (lower(??))', [`${users}_email_lower_unique`, users, 'email'])
     }
   }
 

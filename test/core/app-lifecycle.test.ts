@@ -3,7 +3,7 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, lstatSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { newApp, runNode, CRAFT_BIN, type TestApp, type Server } from '../helpers/app-harness.js'
 import { Client } from '../helpers/http-client.js'
@@ -87,6 +87,8 @@ describe('craft new', () => {
     assert.equal(r.code, 0, r.stderr)
     const m = /databases\/migrations\/(\d{4}_\d{2}_\d{2}_\d{6}_add_bio_users\.ts)/.exec(r.stdout)
     assert.ok(m, r.stdout)
+    // Made in the same second as craft new's migrations, it still sorts (and so runs) after them.
+    assert.equal(readdirSync(join(app.dir, 'databases/migrations')).sort().at(-1), m[1])
     const text = app.read(`databases/migrations/${m[1]}`)
     assert.match(text, /export default class AddBioUsers extends Migration/)
     assert.match(text, /this\.schema\.table\('users'/)
@@ -124,6 +126,7 @@ export const ROUTES = [
   Route.match(['GET', 'POST'], '/both', ({ request }) => ({ method: request.method })),
   Route.get('/url', () => ({ url: route('users.show', { id: 9 }) })),
   Route.get('/probe', ({ response }) => response.json({ order: (globalThis as any).__order })).middleware(['probe:a,b']),
+  Route.group([Route.get('/halt', () => 'handler ran')], { middleware: 'probe:halt' }),
   Route.group([Route.get('/ping', () => 'pong').name('ping')], { prefix: '/admin', name: 'admin.' }),
   Route.get('/boom', () => { throw new Error('secret detail') }),
   Route.get('/sub', 'admin.DashboardController@show'),
@@ -136,8 +139,12 @@ import { route } from 'trowel'
       'app/ProbeMiddleware.ts',
       `import { Middleware, type HttpContext } from 'trowel'
 export class ProbeMiddleware extends Middleware {
-  before(ctx: HttpContext, ...args: string[]) { (globalThis as any).__order = ['before:' + args.join('+')] }
-  after(ctx: HttpContext) { ctx.response.header('X-Probe', 'after-ran') }
+  before(ctx: HttpContext, ...args: string[]) {
+    if (args[0] === 'halt') return ctx.response.json({ halted: true }, 403)
+    ;(globalThis as any).__order = ['before:' + args.join('+')]
+    return ctx.request // Masonite's "return request": go on
+  }
+  after(ctx: HttpContext) { ctx.response.header('X-Probe', 'after-ran'); return ctx }
 }
 `,
     )
@@ -176,6 +183,9 @@ export class ProbeMiddleware extends Middleware {
     const r = await client.get('/probe')
     assert.deepEqual(r.json(), { order: ['before:a+b'] })
     assert.equal(r.headers.get('x-probe'), 'after-ran')
+    const halted = await client.get('/halt')
+    assert.equal(halted.status, 403)
+    assert.deepEqual(halted.json(), { halted: true })
   })
 
   it('404 and 405 with Allow, HTML or JSON by Accept', async () => {

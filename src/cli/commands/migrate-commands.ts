@@ -4,13 +4,13 @@
  * `migrate:status`, `migrate:refresh`. These load only `.env` and `config/database.ts`, so a
  * broken route or controller never stops you from migrating.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import type { Command } from 'commander'
 import { loadEnvironment, importAppModule } from '../../foundation/bootstrap.js'
 import type { DatabaseManager } from '../../database/database-manager.js'
 import { databaseManagerFor } from '../../database/database-provider.js'
 import { Migrator } from '../../database/migrator.js'
-import { migrationFileName, renderMigrationStub } from '../../database/migration-stubs.js'
+import { migrationFileName, nextMigrationDate, renderMigrationStub } from '../../database/migration-stubs.js'
 import { CliError } from '../cli-error.js'
 import { pascalCase, writeFiles } from '../generator.js'
 import type { CliContext } from '../context.js'
@@ -43,7 +43,9 @@ export function registerMigrateCommands(program: Command, ctx: CliContext): void
       if (opts.table && opts.create) throw new CliError('Use either --table or --create, not both.')
       for (const t of [opts.table, opts.create]) if (t !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(t)) throw new CliError(`"${t}" is not a valid table name.`)
       const contents = renderMigrationStub({ className: pascalCase(name), table: opts.create ?? opts.table, create: Boolean(opts.create) })
-      writeFiles([{ path: `${root}/databases/migrations/${migrationFileName(name, new Date())}`, contents }], { force: opts.force, root, out: ctx.out })
+      const folder = `${root}/databases/migrations`
+      const date = nextMigrationDate(existsSync(folder) ? readdirSync(folder) : [])
+      writeFiles([{ path: `${folder}/${migrationFileName(name, date)}`, contents }], { force: opts.force, root, out: ctx.out })
     })
 
   program

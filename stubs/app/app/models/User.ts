@@ -1,5 +1,4 @@
 import { Model, Authenticates } from 'trowel'
-
 export class User extends Authenticates(Model) {
   static table = 'users'
   static fillable = ['name', 'email', 'password']
