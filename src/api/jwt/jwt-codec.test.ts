@@ -371,6 +371,9 @@ describe('JwtCodec', () => {
       clock.now = NOW + 3000
       rejects(codec, token, JwtExpiredError)
       assert.deepEqual(codec.verify(token, { ignoreExpiration: true }), payload)
+      const instant = makeCodec({ expires: 0.001 }, clock).sign(1)
+      assert.equal(instant.payload.exp, instant.payload.iat)
+      rejects(codec, instant.token, JwtExpiredError)
       clock.now = NOW + 365 * 86_400_000
       assert.deepEqual(codec.verify(token, { ignoreExpiration: true }), payload)
     })

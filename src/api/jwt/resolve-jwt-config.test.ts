@@ -54,7 +54,9 @@ describe('JwtCodec configuration', () => {
     assert.equal(build({ expires: undefined }).lifetimeSeconds, null)
     assert.equal(build({ expires: 0.05 }).lifetimeSeconds, 3)
     assert.equal(build({ expires: 1440 }).lifetimeSeconds, 86_400)
-    for (const expires of [0, -1, 0.001, '60', Number.POSITIVE_INFINITY, Number.NaN]) {
+    // Under half a second rounds to 0 s: exp = iat, a token that is expired at once.
+    assert.equal(build({ expires: 0.001 }).lifetimeSeconds, 0)
+    for (const expires of [0, -1, '60', Number.POSITIVE_INFINITY, Number.NaN]) {
       throwsFrameworkError({ expires }, 'E_JWT_CONFIG_INVALID', 'config/api.ts', 'expires')
     }
   })

@@ -63,12 +63,14 @@ function resolveSecret(secret: unknown): Buffer {
 
 function resolveLifetime(expires: unknown): number | null {
   if (expires === null || expires === undefined) return null
-  if (typeof expires !== 'number' || !Number.isFinite(expires) || Math.round(expires * 60) < 1) {
+  // 0 is refused rather than guessed at: Masonite reads it as "never", a clock as "at once".
+  if (typeof expires !== 'number' || !Number.isFinite(expires) || expires <= 0) {
     throw configError(
       'E_JWT_CONFIG_INVALID',
-      `config/api.ts: DRIVERS.jwt.expires must be a number of minutes (at least one second, fractions allowed) or null, got ${String(expires)}.`,
+      `config/api.ts: DRIVERS.jwt.expires must be a positive number of minutes (fractions allowed) or null, got ${String(expires)}.`,
     )
   }
+  // exp = iat + round(expires × 60) s: under half a second that is iat, a token expired at once.
   return Math.round(expires * 60)
 }
 
