@@ -71,6 +71,18 @@ describe('JWT API (seed steps 4–12)', () => {
     assert.equal(forced.code, 0, forced.stderr)
     assert.equal(/^JWT_SECRET=(.+)$/m.exec(app.read('.env'))![1], secret, 'the secret was kept')
     assert.doesNotMatch(forced.stdout + forced.stderr, new RegExp(secret.slice(0, 20)))
+    // config/api.ts kept without --force, but a missing secret is still added.
+    const withSecret = app.read('.env')
+    try {
+      app.edit('.env', (t) => t.replace(/^JWT_SECRET=.*\n?/m, ''))
+      const refill = app.craft('api:install')
+      assert.notEqual(refill.code, 0)
+      assert.match(refill.stderr, /config\/api\.ts already exists; use --force/)
+      const added = /^JWT_SECRET=(.+)$/m.exec(app.read('.env'))?.[1]
+      assert.equal(Buffer.from(added ?? '', 'base64url').length, 64)
+    } finally {
+      app.write('.env', withSecret)
+    }
   })
 
   it('POST /api/auth issues an HS512 JWT with sub, iat, jti, version', async () => {

@@ -17,7 +17,8 @@ export function registerApiInstallCommand(program: Command, ctx: CliContext): vo
     .option('--force', 'rewrite config/api.ts (JWT_SECRET is never replaced)')
     .action((opts: { force?: boolean }) => {
       const root = ctx.requireApp()
-      writeFiles([{ path: `${root}/config/api.ts`, contents: readStub('api/api.ts.stub') }], { force: opts.force, root, out: ctx.out })
+      // The secret first: a missing one is added even when config/api.ts exists and the write
+      // below refuses (without --force) to overwrite it.
       const envPath = `${root}/.env`
       const existing = readEnvFile(envPath).JWT_SECRET
       if (existing) {
@@ -26,5 +27,6 @@ export function registerApiInstallCommand(program: Command, ctx: CliContext): vo
         setEnvValue(envPath, 'JWT_SECRET', randomBytes(64).toString('base64url'))
         ctx.out('JWT_SECRET (64 random bytes) written to .env')
       }
+      writeFiles([{ path: `${root}/config/api.ts`, contents: readStub('api/api.ts.stub') }], { force: opts.force, root, out: ctx.out })
     })
 }
