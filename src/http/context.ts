@@ -60,10 +60,12 @@ export class HttpContext {
     return this.#view
   }
 
+  /**
+   * The session (routes in the `web` stack). Elsewhere a stand-in whose every use throws
+   * `E_NO_SESSION`, so that a handler may still destructure `{ request, session }`.
+   */
   get session(): any {
-    if (this.#session === undefined) {
-      throw new FrameworkError('E_NO_SESSION', `No session on ${this.request.method} ${this.request.path}: sessions exist only on routes in the "web" middleware stack.`)
-    }
+    if (this.#session === undefined) return missingSession(this.request.method, this.request.path)
     return this.#session
   }
 
@@ -74,4 +76,16 @@ export class HttpContext {
   get hasSession(): boolean {
     return this.#session !== undefined
   }
+}
+
+function missingSession(method: string, path: string): object {
+  const fail = (): never => {
+    throw new FrameworkError('E_NO_SESSION', `No session on ${method} ${path}: sessions exist only on routes in the "web" middleware stack.`)
+  }
+  return new Proxy(Object.create(null), {
+    // `then` and symbols are probed by await and inspection: not a use of the session.
+    get: (_target, key) => (key === 'then' || typeof key === 'symbol' ? undefined : fail()),
+    set: fail,
+    has: fail,
+  })
 }

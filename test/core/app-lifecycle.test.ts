@@ -131,6 +131,8 @@ export const ROUTES = [
   Route.get('/boom', () => { throw new Error('secret detail') }),
   Route.get('/sub', 'admin.DashboardController@show'),
   Route.post('/echo', ({ request }) => ({ body: request.all() })).withoutMiddleware('web'),
+  Route.get('/destructure', ({ request, session, params }) => ({ path: request.path, params, session: typeof session })).withoutMiddleware('web'),
+  Route.get('/use-session', ({ session }) => ({ value: session.get('x') })).withoutMiddleware('web'),
 ]
 import { route } from 'trowel'
 `,
@@ -201,6 +203,15 @@ export class ProbeMiddleware extends Middleware {
     assert.equal(wrong.status, 405)
     assert.match(wrong.headers.get('allow')!, /GET/)
     assert.match(wrong.headers.get('allow')!, /POST/)
+  })
+
+  it('a handler outside the web stack may destructure session; using it is a 500', async () => {
+    const ok = await client.get('/destructure', { accept: 'application/json' })
+    assert.equal(ok.status, 200, ok.text)
+    assert.deepEqual(ok.json(), { path: '/destructure', params: {}, session: 'object' })
+    const used = await client.get('/use-session', { accept: 'application/json' })
+    assert.equal(used.status, 500)
+    assert.match(server.output(), /No session on GET \/use-session/)
   })
 
   it('500 without details; the process survives', async () => {
