@@ -64,15 +64,20 @@ export class PasswordBroker {
     if (!user) return null
     const hashed = await this.#o.hash(password)
     const passwordColumn = this.#o.model.passwordColumn ?? 'password'
-    const ok = await this.#o.db().transaction(async (trx) => {
+    const changed = await this.#o.db().transaction(async (trx) => {
       const deleted = await trx(this.#o.table).where('token', row.token).delete()
-      if (deleted !== 1) return false
-      await trx(this.#o.model.getTable()).where(this.#o.model.getPrimaryKey(), user.getKey()).update({ [passwordColumn]: hashed, updated_at: new Date() })
+      if (deleted !== 1) return null
+      const changes: Record<string, unknown> = { [passwordColumn]: hashed, updated_at: new Date() }
+      // The API token (AuthenticatesTokens) dies with the reset too: a stolen JWT can no longer be
+      // reauthed, and is refused at once where `authenticates` is true.
+      const tokenColumn = (this.#o.model as { tokenColumn?: unknown }).tokenColumn
+      if (typeof tokenColumn === 'string') changes[tokenColumn] = null
+      await trx(this.#o.model.getTable()).where(this.#o.model.getPrimaryKey(), user.getKey()).update(changes)
       await this.#o.revokeAllLogins(user.getKey(), trx)
-      return true
+      return changes
     })
-    if (!ok) return null
-    user.forceFill({ [passwordColumn]: hashed })
+    if (!changed) return null
+    user.forceFill(changed)
     return user
   }
 

@@ -21,7 +21,7 @@ function context(headers: Record<string, string> = {}, options: { debug?: boolea
   raw.headers = headers
   raw.method = 'GET'
   raw.url = '/x'
-  const request = new Request(raw, { trustProxy: false, cookies: jar })
+  const request = new Request(raw, { trustProxy: 0, cookies: jar })
   const response = new Response({ cookies: jar, secure: false, urlFor: () => '/' })
   const ctx = new HttpContext(app, request, response, options.json ? { path: '/x', methods: ['GET'], json: true } : null)
   return { ctx, handler: new ExceptionHandler(app), lines }

@@ -16,6 +16,7 @@ import { readBody, DEFAULT_BODY_LIMIT } from './body-parser.js'
 import { MethodNotAllowedError, NotFoundError } from './errors.js'
 import { applyResult } from './result.js'
 import { send } from './send.js'
+import { trustedProxyHops } from './trust-proxy.js'
 import type { ExceptionHandler } from './exception-handler.js'
 import type { CookieJar } from './cookie-jar.js'
 
@@ -26,7 +27,7 @@ export class RequestHandler {
   readonly #exceptions: ExceptionHandler
   readonly #jar: CookieJar
   readonly #global: ResolvedMiddleware[]
-  readonly #trustProxy: boolean
+  readonly #trustProxy: number
   readonly #bodyLimit: number
   readonly #urlFor: (name: string, params?: Record<string, unknown>) => string
 
@@ -35,7 +36,7 @@ export class RequestHandler {
     this.#exceptions = app.make('exceptions')
     this.#jar = app.make('cookies')
     this.#global = resolveMiddleware(app, app.kernel.httpMiddleware, 'httpMiddleware')
-    this.#trustProxy = isTruthy(process.env.TRUST_PROXY)
+    this.#trustProxy = trustedProxyHops(process.env.TRUST_PROXY)
     this.#bodyLimit = Number(process.env.BODY_LIMIT) > 0 ? Number(process.env.BODY_LIMIT) : DEFAULT_BODY_LIMIT
     this.#urlFor = (name, params) => app.router.url(name, params)
   }
@@ -131,8 +132,4 @@ function passesOn(ctx: HttpContext, result: unknown): boolean {
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function'
-}
-
-export function isTruthy(value: string | undefined): boolean {
-  return value !== undefined && ['1', 'true', 'yes', 'on'].includes(value.toLowerCase())
 }

@@ -6,11 +6,13 @@
 import type { IncomingMessage } from 'node:http'
 import { parse as parseCookieHeader } from 'cookie'
 import type { CookieJar } from './cookie-jar.js'
+import { forwardedClient } from './trust-proxy.js'
 
 export type InputBag = Record<string, unknown>
 
 export interface RequestOptions {
-  trustProxy: boolean
+  /** Trusted reverse proxies in front of the app (TRUST_PROXY; 0 = none). */
+  trustProxy: number
   cookies: CookieJar
 }
 
@@ -120,21 +122,17 @@ export class Request {
     return Object.hasOwn(this.#rawCookies, name) ? this.#rawCookies[name] : undefined
   }
 
-  /** The client address; the first `X-Forwarded-For` hop only when TRUST_PROXY is set. */
+  /**
+   * The client address: the socket's, or, behind TRUST_PROXY trusted proxies, the
+   * `X-Forwarded-For` entry the outermost of them appended (see http/trust-proxy).
+   */
   ip(): string {
-    if (this.#options.trustProxy) {
-      const forwarded = this.header('x-forwarded-for')
-      if (forwarded) {
-        const first = forwarded.split(',')[0]!.trim()
-        if (first) return first
-      }
-    }
-    return this.raw.socket?.remoteAddress ?? 'unknown'
+    return forwardedClient(this.header('x-forwarded-for'), this.#options.trustProxy) ?? this.raw.socket?.remoteAddress ?? 'unknown'
   }
 
   isSecure(): boolean {
     if ((this.raw.socket as { encrypted?: boolean } | undefined)?.encrypted) return true
-    if (this.#options.trustProxy) {
+    if (this.#options.trustProxy > 0) {
       return (this.header('x-forwarded-proto') ?? '').split(',')[0]!.trim().toLowerCase() === 'https'
     }
     return false

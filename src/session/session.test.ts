@@ -72,7 +72,7 @@ class Browser {
       headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
       socket: { remoteAddress: '127.0.0.1', encrypted: req.secure ?? false },
     } as unknown as IncomingMessage
-    const request = new Request(raw, { trustProxy: false, cookies: this.jar })
+    const request = new Request(raw, { trustProxy: 0, cookies: this.jar })
     if (req.body) request.body = req.body
     const response = new Response({ cookies: this.jar, secure: req.secure ?? false, urlFor: () => '/' })
     const app = this.app as unknown as Application
@@ -401,7 +401,7 @@ class HttpContextProbe {
     const jar = new CookieJar(APP_KEY)
     const raw = { method: 'POST', url: '/api/auth', headers: {}, socket: {} } as unknown as IncomingMessage
     const app = this.app as unknown as Application
-    const ctx = new HttpContext(app, new Request(raw, { trustProxy: false, cookies: jar }), new Response({ cookies: jar, secure: false, urlFor: () => '/' }), null)
+    const ctx = new HttpContext(app, new Request(raw, { trustProxy: 0, cookies: jar }), new Response({ cookies: jar, secure: false, urlFor: () => '/' }), null)
     ctx.session = new Session('id')
     assert.throws(() => new VerifyCsrfTokenMiddleware(app).before(ctx), CsrfError)
     ctx.state.csrfExempt = true

@@ -285,7 +285,7 @@ export class TestClient {
     const cookie = this.cookies.header()
     const raw = fakeIncomingMessage({ method: 'GET', url: '/', headers: { 'user-agent': 'trowel-test-client', ...(cookie ? { cookie } : {}) } })
     const jar = this.app.make<CookieJar>('cookies')
-    const request = new Request(raw, { trustProxy: false, cookies: jar })
+    const request = new Request(raw, { trustProxy: 0, cookies: jar })
     const response = new Response({ cookies: jar, secure: false, urlFor: (name, params) => this.app.router.url(name, params) })
     const ctx = new HttpContext(this.app, request, response, null)
     await startSession(this.app, ctx)

@@ -32,7 +32,7 @@ class FakeApp extends Container {
 function fakeContext(app: FakeApp, session?: Session): HttpContext {
   const jar = new CookieJar('test-key-test-key-test-key-12345')
   const raw = { method: 'GET', url: '/login?next=1', headers: {}, socket: {} } as unknown as IncomingMessage
-  const ctx = new HttpContext(app as unknown as Application, new Request(raw, { trustProxy: false, cookies: jar }), new Response({ cookies: jar, secure: false, urlFor: () => '/' }), null)
+  const ctx = new HttpContext(app as unknown as Application, new Request(raw, { trustProxy: 0, cookies: jar }), new Response({ cookies: jar, secure: false, urlFor: () => '/' }), null)
   if (session) ctx.session = session
   return ctx
 }

@@ -13,7 +13,7 @@ import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harne
 import { Client, type HttpResult } from '../helpers/http-client.js'
 import { applyApiSteps, applyAuthSteps } from '../helpers/seed-steps.js'
 import { startSmtpPeer, mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
-import { PASSWORD, appDb, assertNoSecrets, cookieValues, JWT_SHAPE, registerUser, snapshotUsers } from '../helpers/security-kit.js'
+import { PASSWORD, appDb, assertNoSecrets, cookieValues, JWT_SHAPE, getToken, registerUser, snapshotUsers } from '../helpers/security-kit.js'
 
 const APP_URL = 'http://app.example.test'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -199,6 +199,11 @@ describe('web auth under attack', () => {
       return /\/change_password\/([A-Za-z0-9_-]{43})/.exec(mailText(mail.raw))![1]!
     }
     const first = await request()
+    // Case and whitespace in the address reach the same account, and mail goes to the stored address.
+    const n = smtp.messages.length
+    await c.submit('/password_reset', '/password_reset', { email: '  RESET@Example.TEST ' })
+    const folded = await smtp.waitFor((m) => smtp.messages.indexOf(m) >= n && m.to.includes('reset@example.test'))
+    assert.deepEqual(folded.to, ['reset@example.test'])
     const second = await request()
     secrets.add(first).add(second)
     assert.notEqual(first, second)
@@ -216,8 +221,14 @@ describe('web auth under attack', () => {
       await c.get(r.location!.startsWith('/') ? r.location! : '/password_reset')
     }
     assert.equal((await db('users').where('email', 'reset@example.test').first()).password, hashBefore, 'a guessed token changed the password')
+    const apiToken = await getToken(server.url, 'reset@example.test')
+    assert.equal((await new Client(server.url).postJson('/api/reauth', { token: apiToken })).status, 200, 'reauth works before the reset (control)')
+    const stolen = await getToken(server.url, 'reset@example.test')
     const good = await c.submit(`/change_password/${second}`, `/change_password/${second}`, { password: NEW, password_confirmation: NEW })
     assert.equal(good.location, '/login', 'the valid token works (control)')
+    // The reset revokes the API token too: a stolen JWT cannot be reauthed afterwards.
+    assert.equal((await db('users').where('email', 'reset@example.test').first()).api_token, null)
+    assert.equal((await new Client(server.url).postJson('/api/reauth', { token: stolen })).status, 401, 'a JWT issued before the reset was reauthed')
     const reuse = await c.submit(`/change_password/${second}`, `/change_password/${second}`, { password: 'yet another passphrase', password_confirmation: 'yet another passphrase' })
     assert.notEqual(reuse.location, '/login', 'a used token worked twice')
     secrets.add(NEW)
@@ -359,12 +370,13 @@ describe('web auth under attack', () => {
     }
     const spoofed = await new Client(server.url).postJson('/api/auth', { username: 'xff@example.test', password: PASSWORD }, { 'x-forwarded-for': '10.9.9.9' })
     assert.equal(spoofed.status, 429, 'a forged X-Forwarded-For escaped the throttle')
-    // Trusted (TRUST_PROXY=true): the first hop is the client, so another client keeps its budget.
+    // Trusted (TRUST_PROXY=true, one proxy): the client is the entry the proxy appended, the last
+    // one; whatever the client wrote before it is not believed, so rotating it opens no budget.
     for (let i = 0; i < 5; i++) {
-      await new Client(proxied.url).postJson('/api/auth', { username: 'xff@example.test', password: `wrong ${i} wrong` }, { 'x-forwarded-for': '203.0.113.7' })
+      await new Client(proxied.url).postJson('/api/auth', { username: 'xff@example.test', password: `wrong ${i} wrong` }, { 'x-forwarded-for': `10.0.0.${i}, 203.0.113.7` })
     }
-    const blocked = await new Client(proxied.url).postJson('/api/auth', { username: 'xff@example.test', password: PASSWORD }, { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' })
-    assert.equal(blocked.status, 429)
+    const blocked = await new Client(proxied.url).postJson('/api/auth', { username: 'xff@example.test', password: PASSWORD }, { 'x-forwarded-for': '10.9.9.9, 203.0.113.7' })
+    assert.equal(blocked.status, 429, 'a forged first X-Forwarded-For hop escaped the throttle behind a proxy')
     const other = await new Client(proxied.url).postJson('/api/auth', { username: 'xff@example.test', password: PASSWORD }, { 'x-forwarded-for': '198.51.100.2' })
     assert.equal(other.status, 200, 'behind a trusted proxy each client has its own budget')
     secrets.add(other.json().data)
