@@ -18,13 +18,9 @@ export interface ApiRoutesOptions {
   reauthRoute?: string
 }
 
-/** A body field only: credentials and tokens never come from the query string (it is logged). */
-function bodyField(ctx: HttpContext, name: string): unknown {
-  return Object.hasOwn(ctx.request.body, name) ? ctx.request.body[name] : undefined
-}
-
 function stringField(ctx: HttpContext, name: string): string | undefined {
-  const value = bodyField(ctx, name)
+  // Body only: credentials and tokens never come from the query string.
+  const value = ctx.request.post(name)
   if (value === undefined) return undefined
   // null, numbers, arrays (repeated form keys) and objects (`{"$ne": null}`) are type confusion: 422.
   if (typeof value !== 'string') throw new ValidationError({ [name]: [`The ${name} field must be a string.`] })
@@ -44,7 +40,7 @@ async function issueToken(ctx: HttpContext): Promise<unknown> {
 }
 
 async function reissueToken(ctx: HttpContext): Promise<unknown> {
-  const value = bodyField(ctx, 'token')
+  const value = ctx.request.post('token')
   if (value !== undefined && value !== null && typeof value !== 'string') {
     throw new ValidationError({ token: ['The token field must be a string.'] })
   }

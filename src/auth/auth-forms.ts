@@ -24,7 +24,7 @@ function text(value: unknown): string {
 /** Runs the rules, then the password policy, and throws one ValidationError with every message. */
 async function validateWithPolicy(ctx: HttpContext, rules: Record<string, string>, back?: string): Promise<Record<string, unknown>> {
   const passwordField = 'password'
-  const input = ctx.request.all()
+  const input = ctx.request.body // passwords never come from the query string
   let errors: Record<string, string[]> = {}
   let data: Record<string, unknown> = {}
   try {
@@ -52,8 +52,9 @@ export const AuthForms = {
   /** POST /login: 302 to `next` (same-site paths only) or /home; failure 302 to /login. */
   async login(ctx: HttpContext): Promise<unknown> {
     const { request, response, session } = ctx
-    const email = request.input('email') ?? request.input('username')
-    const password = request.input('password')
+    // Credentials from the body only, never from the query string.
+    const email = request.post('email') ?? request.post('username')
+    const password = request.post('password')
     const next = sameSitePath(request.input('next'))
     const back = next ? `/login?next=${encodeURIComponent(next)}` : '/login'
     let user: unknown

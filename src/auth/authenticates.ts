@@ -26,7 +26,10 @@ export function Authenticates<T extends ModelClass>(Base: T) {
       if (wanted === '' || wanted.length > 320 || wanted.includes('\u0000')) return null
       const cls = this as unknown as ModelClass & { authColumn: string }
       const column = cls.authColumn
-      const row = await cls.query().whereRaw('lower(??) = ?', [column, wanted.toLowerCase()]).first()
+      // Both sides folded by the database's lower(), the function of the users table's unique
+      // lower(email) index: JavaScript's toLowerCase folds more than SQLite's (ASCII only), and a
+      // mismatch would lock out an address with non-ASCII capitals.
+      const row = await cls.query().whereRaw('lower(??) = lower(?)', [column, wanted]).first()
       return row ? cls.hydrate(row) : null
     }
 

@@ -13,17 +13,18 @@ import { NotFoundError, TooManyRequestsError, ValidationError } from './errors.j
 
 const jar = new CookieJar('base64:' + Buffer.alloc(32, 1).toString('base64'))
 
-function context(headers: Record<string, string> = {}, options: { debug?: boolean; json?: boolean } = {}) {
+function context(headers: Record<string, string> = {}, options: { debug?: boolean; json?: boolean; url?: string; route?: string } = {}) {
   const lines: string[] = []
   const app = new Application('/tmp', { log: new Logger({ sink: (line) => lines.push(line) }) })
   app.isDebug = options.debug ?? false
   const raw = Readable.from([]) as unknown as IncomingMessage
   raw.headers = headers
   raw.method = 'GET'
-  raw.url = '/x'
+  raw.url = options.url ?? '/x'
   const request = new Request(raw, { trustProxy: 0, cookies: jar })
   const response = new Response({ cookies: jar, secure: false, urlFor: () => '/' })
-  const ctx = new HttpContext(app, request, response, options.json ? { path: '/x', methods: ['GET'], json: true } : null)
+  const route = options.route ?? (options.json ? '/x' : null)
+  const ctx = new HttpContext(app, request, response, route ? { path: route, methods: ['GET'], json: options.json ?? false } : null)
   return { ctx, handler: new ExceptionHandler(app), lines }
 }
 
@@ -55,6 +56,16 @@ describe('ExceptionHandler', () => {
     handler.render(ctx, new ValidationError({ email: ['The email field is required.'] }))
     assert.equal(ctx.response.statusCode, 422)
     assert.deepEqual(JSON.parse(String(ctx.response.body)).errors, { email: ['The email field is required.'] })
+  })
+
+  it('logs the route pattern, never a secret in a path parameter', () => {
+    const token = 'Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5'
+    const { ctx, handler, lines } = context({}, { url: `/change_password/${token}`, route: '/change_password/@token' })
+    handler.render(ctx, new Error('database gone'))
+    assert.equal(ctx.response.statusCode, 500)
+    assert.equal(lines.length, 1)
+    assert.match(lines[0]!, /\/change_password\/@token/)
+    assert.doesNotMatch(lines[0]!, new RegExp(token))
   })
 
   it('unexpected errors: 500 E_INTERNAL, logged with the stack, no detail in the answer', () => {

@@ -37,7 +37,9 @@ export class ExceptionHandler {
     if (httpError.status < 500) return
     this.#app.log.error('http.error', {
       method: ctx?.request.method,
-      path: ctx?.request.path,
+      // The route's pattern, not the path: `/change_password/@token` must not write a live reset
+      // token (or any other secret in a path parameter) to the log.
+      path: ctx?.route?.path ?? ctx?.request.path,
       status: httpError.status,
       code: httpError.code,
       error: error instanceof Error ? error : String(error),

@@ -66,6 +66,15 @@ export class Request {
     this.#bodyError = error
   }
 
+  /**
+   * A field from the body only; `fallback` when absent. For credentials and secrets, which must
+   * never be taken from the query string (it ends up in logs, history and Referer headers).
+   */
+  post<T = unknown>(name: string, fallback?: T): T {
+    const body = this.body
+    return (Object.hasOwn(body, name) ? body[name] : fallback) as T
+  }
+
   /** A field from the body, then the query string; `fallback` when absent. */
   input<T = unknown>(name: string, fallback?: T): T {
     if (Object.hasOwn(this.body, name)) return this.body[name] as T

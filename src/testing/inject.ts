@@ -73,6 +73,7 @@ class InjectedRequest extends Readable {
 
 class RecordingResponse {
   statusCode = 200
+  statusMessage = ''
   headersSent = false
   destroyed = false
   writableEnded = false
@@ -97,8 +98,11 @@ class RecordingResponse {
     delete this.#headers[name.toLowerCase()]
   }
 
-  writeHead(status: number, headers?: OutgoingHttpHeaders): this {
+  /** node's signature: `writeHead(status, [reason], [headers])`. */
+  writeHead(status: number, reasonOrHeaders?: string | OutgoingHttpHeaders, maybeHeaders?: OutgoingHttpHeaders): this {
     if (this.headersSent) throw new Error('writeHead after the headers were sent')
+    const headers = typeof reasonOrHeaders === 'object' ? reasonOrHeaders : maybeHeaders
+    if (typeof reasonOrHeaders === 'string') this.statusMessage = reasonOrHeaders
     this.statusCode = status
     for (const [name, value] of Object.entries(headers ?? {})) {
       if (value !== undefined) this.setHeader(name, value as string | number | string[])

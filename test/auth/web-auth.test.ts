@@ -88,6 +88,10 @@ describe('web authentication', () => {
     assert.equal(bad.location, '/login')
     const page = await client.get('/login')
     assert.match(page.text, /The email or password is incorrect\./)
+    // Credentials in the query string are not credentials (they would sit in logs and history).
+    const query = new URLSearchParams({ email: 'grace@example.test', password: PASSWORD })
+    const inUrl = await client.post(`/login?${query}`, { __token: client.csrf() })
+    assert.equal(inUrl.location, '/login')
     const good = await client.submit('/login', '/login', { email: ' GRACE@example.test ', password: PASSWORD })
     assert.equal(good.status, 302)
     assert.equal(good.location, '/home')
