@@ -36,6 +36,9 @@ if (!existsSync(join(demo, 'Kernel.ts'))) {
 run(['craft', 'migrate'], demo, true)
 const host = process.env.HOST ?? '127.0.0.1'
 const port = process.env.PORT ?? '8000'
-const server = spawn(process.execPath, ['craft', 'serve', '--host', host, '--port', port], { cwd: demo, stdio: 'inherit' })
+// Links in e-mails (password reset) point at APP_URL: follow HOST/PORT unless APP_URL is set.
+const env = { ...process.env }
+if ((process.env.HOST || process.env.PORT) && !process.env.APP_URL) env.APP_URL = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+const server = spawn(process.execPath, ['craft', 'serve', '--host', host, '--port', port], { cwd: demo, stdio: 'inherit', env })
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal))
 server.on('exit', (code) => process.exit(code ?? 0))

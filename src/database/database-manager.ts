@@ -306,6 +306,11 @@ export function getDatabase(): DatabaseManager {
   return manager
 }
 
+/** True when a database manager has been set (the app booted with config/database.ts). */
+export function hasDatabase(): boolean {
+  return Boolean((globalThis as GlobalWithManager)[DEFAULT_MANAGER])
+}
+
 /** The knex instance of the default manager's `connection` (its default connection when omitted). */
 export function db(connection?: string): Knex {
   return getDatabase().connection(connection)

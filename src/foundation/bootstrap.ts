@@ -86,6 +86,7 @@ export async function createApplication(basePath: string, options: BootOptions =
   app.bind('exceptions', new ExceptionHandler(app))
   app.bind('middleware.instances', new Map())
   app.bind('url.for', (name: string, params?: Record<string, unknown>) => app.router.url(name, params))
+  app.bind('url.has', (name: string) => app.router.has(name))
 
   // 2. config files
   const configDir = app.path('config')

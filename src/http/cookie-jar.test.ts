@@ -23,6 +23,21 @@ describe('CookieJar', () => {
     assert.equal(jar.unpack('t', packed), undefined)
   })
 
+  it('another spelling of the same bytes (base64url spare bits in the last character) is refused', () => {
+    const jar = new CookieJar(KEY)
+    const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+    for (const packed of [jar.pack('a', 'hello'), jar.pack('s', 'secret data!', 'encrypted')]) {
+      const name = packed.startsWith('e.') ? 's' : 'a'
+      assert.ok(jar.unpack(name, packed), 'the genuine cookie (control)')
+      const tail = packed.slice(packed.lastIndexOf('.') + 1)
+      const variants = [...ALPHABET]
+        .map((c) => packed.slice(0, -1) + c)
+        .filter((v) => v !== packed && Buffer.from(v.slice(v.lastIndexOf('.') + 1), 'base64url').equals(Buffer.from(tail, 'base64url')))
+      assert.ok(variants.length > 0, 'the value has spare bits to vary')
+      for (const variant of variants) assert.equal(jar.unpack(name, variant), undefined, variant.slice(-6))
+    }
+  })
+
   it('a foreign key is refused; a previous key still verifies', () => {
     const other = 'base64:' + Buffer.alloc(32, 9).toString('base64')
     const old = new CookieJar(other).pack('a', 'v')

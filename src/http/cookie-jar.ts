@@ -53,9 +53,11 @@ export class CookieJar {
       const dot = packed.lastIndexOf('.')
       if (dot <= 2) return undefined
       const payload = packed.slice(2, dot)
-      const given = Buffer.from(packed.slice(dot + 1), 'base64url')
+      // Compared as text: another spelling of the same MAC bytes (base64url's spare bits in its
+      // last character) is a changed cookie too.
+      const given = Buffer.from(packed.slice(dot + 1), 'utf8')
       for (const keys of this.#all) {
-        const expected = Buffer.from(mac(keys.sign, name, payload), 'base64url')
+        const expected = Buffer.from(mac(keys.sign, name, payload), 'utf8')
         if (given.length === expected.length && timingSafeEqual(given, expected)) {
           return Buffer.from(payload, 'base64url').toString('utf8')
         }
@@ -63,8 +65,10 @@ export class CookieJar {
       return undefined
     }
     if (packed.startsWith('e.')) {
-      const raw = Buffer.from(packed.slice(2), 'base64url')
-      if (raw.length < 12 + 16) return undefined
+      const text = packed.slice(2)
+      const raw = Buffer.from(text, 'base64url')
+      // Only the canonical spelling: no other text decodes to the same bytes and is accepted.
+      if (raw.length < 12 + 16 || raw.toString('base64url') !== text) return undefined
       for (const keys of this.#all) {
         try {
           const decipher = createDecipheriv('aes-256-gcm', keys.encrypt, raw.subarray(0, 12))

@@ -77,10 +77,13 @@ describe('ExceptionHandler', () => {
     assert.match(lines[0]!, /ERROR http\.error/)
   })
 
-  it('APP_DEBUG adds the stack', () => {
+  it('APP_DEBUG adds the stack to failures (5xx), not to 4xx answers', () => {
     const { ctx, handler } = context({ accept: 'application/json' }, { debug: true })
     handler.render(ctx, new Error('boom'))
     assert.match(JSON.parse(String(ctx.response.body)).stack, /Error: boom/)
+    const invalid = context({ accept: 'application/json' }, { debug: true })
+    invalid.handler.render(invalid.ctx, new ValidationError({ email: ['The email field is required.'] }))
+    assert.deepEqual(Object.keys(JSON.parse(String(invalid.ctx.response.body))).sort(), ['code', 'errors', 'message'])
   })
 
   it('translators map driver errors before rendering', () => {

@@ -71,7 +71,8 @@ export class ExceptionHandler {
     const debug = this.#app.isDebug
     const message = httpError.status >= 500 && !debug ? publicMessage(httpError) : httpError.message
     const cause = (httpError as { cause?: unknown }).cause ?? error
-    const stack = debug && cause instanceof Error ? cause.stack : undefined
+    // Only failures get a trace (in debug mode): a 404 or a 422's stack says nothing useful.
+    const stack = debug && httpError.status >= 500 && cause instanceof Error ? cause.stack : undefined
     if (json) {
       const body: Record<string, unknown> = { message, code: httpError.code }
       if (httpError.details && httpError.status < 500) Object.assign(body, httpError.details)

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import knexFactory, { type Knex } from 'knex'
 import * as v from 'valibot'
 import { validate, ValidationError } from './index.js'
+import { DatabaseManager, setDatabase } from '../database/database-manager.js'
 
 /** The errors `validate` throws, or null when it passes. */
 async function errorsOf(data: Record<string, unknown>, rules: Record<string, any>, options = {}): Promise<Record<string, string[]> | null> {
@@ -159,6 +160,24 @@ describe('validate', () => {
       assert.deepEqual(await validate({ email: 'new@example.com' }, { email: 'required|email|unique:users,email' }, { db }), { email: 'new@example.com' })
       for (const email of ['taken@example.com', ' TAKEN@EXAMPLE.COM ']) {
         assert.deepEqual(await errorsOf({ email }, { email: 'required|email|unique:users,email' }, { db }), { email: ['The email has already been taken.'] })
+      }
+    })
+
+    it("without { db } the app's default connection is used", async () => {
+      const manager = new DatabaseManager({ default: 'memory', memory: { driver: 'sqlite', database: ':memory:' } })
+      const knex = manager.connection()
+      await knex.schema.createTable('users', (t) => {
+        t.increments('id')
+        t.string('email')
+      })
+      await knex('users').insert({ email: 'taken@example.com' })
+      setDatabase(manager)
+      try {
+        assert.deepEqual(await errorsOf({ email: 'TAKEN@example.com' }, { email: 'unique:users' }), { email: ['The email has already been taken.'] })
+        assert.equal(await errorsOf({ email: 'free@example.com' }, { email: 'unique:users' }), null)
+      } finally {
+        setDatabase(undefined)
+        await manager.close()
       }
     })
 

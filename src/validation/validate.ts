@@ -18,6 +18,7 @@ import type { Knex } from 'knex'
 import * as v from 'valibot'
 import { ValidationError } from '../http/errors.js'
 import { FrameworkError } from '../foundation/framework-error.js'
+import { db as defaultConnection, hasDatabase } from '../database/database-manager.js'
 import { formatMessage } from './messages.js'
 import { parseRules, type BuiltinRule, type ParsedRule, type RuleSpec } from './rule-spec.js'
 
@@ -237,8 +238,10 @@ async function checkDatabase(
   args: string[],
   value: unknown,
   field: string,
-  db: Knex | undefined,
+  given: Knex | undefined,
 ): Promise<RuleFailure | null> {
+  // The app's default connection unless the caller names one (`{ db: db('other') }`).
+  const db = given ?? (hasDatabase() ? defaultConnection() : undefined)
   if (!db) {
     throw new FrameworkError('E_VALIDATION_RULE', `Validation rule "${rule}" on "${field}" needs a database: pass { db } to validate().`)
   }

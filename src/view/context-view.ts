@@ -7,6 +7,7 @@
  * | `csrf_field` | the hidden `__token` input, markup-safe: `{{ csrf_field }}` |
  * | `csrf_token` | the session's CSRF token (for `<meta>` tags and `X-CSRF-TOKEN`) |
  * | `route(name, params)` | a named route's URL |
+ * | `has_route(name)` | true when a route has that name (`{% if has_route('login') %}`) |
  * | `old(key, fallback = '')` | the input the previous request flashed (never passwords) |
  * | `errors` | field → messages flashed by the previous request (`errors.email[0]`) |
  * | `flash(key, fallback)` | any value the previous request flashed |

@@ -49,6 +49,12 @@ export function locateTemplateError(error: unknown, fallbackFile: string, roots:
   }
   const notFound = /^template not found: (.+)$/m.exec(message)
   const lines = message.split('\n').map((l) => l.trim()).filter(Boolean)
+  // Nunjucks counts from 1 for parse errors but from 0 for errors raised while rendering (those
+  // wrap a JavaScript error: "Error: Unable to call …", "TypeError: …"); it omits a line 0.
+  if (line !== undefined && /^[A-Za-z]*Error: /.test(lines.at(-1) ?? '')) {
+    line += 1
+    if (column !== undefined) column += 1
+  }
   let detail = notFound ? `template "${notFound[1]}" not found` : (lines.at(-1) ?? message)
   detail = detail.replace(/^(?:Template render error: )?(?:\([^()\n]+\)(?: \[Line \d+, Column \d+\])?)\s*/, '').replace(/^Error: /, '')
   return { file: displayPath(file, roots), line, column, detail }

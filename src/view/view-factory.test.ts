@@ -128,7 +128,7 @@ describe('ViewFactory', () => {
       () => view.render('broken'),
       (e: unknown) => e instanceof TemplateRenderError && e.template === join('templates', 'broken.html') && e.line === 3 && /broken\.html at line 3/.test(e.message),
     )
-    assert.throws(() => view.render('runtime'), (e: unknown) => e instanceof TemplateRenderError && /runtime\.html at line \d+/.test(e.message))
+    assert.throws(() => view.render('runtime'), (e: unknown) => e instanceof TemplateRenderError && /runtime\.html at line 3, column \d+:/.test(e.message))
     assert.throws(() => view.render('missing/page'), (e: unknown) => e instanceof TemplateRenderError && /"missing\/page\.html" not found/.test(e.message))
   })
 

@@ -47,6 +47,7 @@ export class ViewFactory {
     const loader = new nunjucks.FileSystemLoader(this.paths, { noCache: this.debug, watch: false })
     this.env = new nunjucks.Environment(loader, { autoescape: true, throwOnUndefined: false })
     this.env.addGlobal('route', (name: string, params?: Record<string, unknown>) => this.urlFor(name, params))
+    this.env.addGlobal('has_route', (name: string) => this.#app.has('url.has') && this.#app.make<(name: string) => boolean>('url.has')(name))
     // Request-less defaults (mail templates, error pages): forContext() supplies the real values.
     this.env.addGlobal('csrf_field', '')
     this.env.addGlobal('csrf_token', '')

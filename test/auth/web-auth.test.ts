@@ -167,6 +167,14 @@ describe('web authentication', () => {
     assert.equal(home.status, 200)
   })
 
+  it('the welcome page links to register and login once the auth routes exist', async () => {
+    const welcome = await new Client(server.url).get('/')
+    assert.equal(welcome.status, 200)
+    assert.match(welcome.text, /href="\/register"/)
+    assert.match(welcome.text, /href="\/login"/)
+    assert.doesNotMatch(welcome.text, /node craft auth/)
+  })
+
   it('/home without login redirects to /login', async () => {
     const r = await new Client(server.url).get('/home')
     assert.equal(r.status, 302)

@@ -162,6 +162,7 @@ export class ProbeMiddleware extends Middleware {
     const r = await client.get('/')
     assert.equal(r.status, 200)
     assert.match(r.text, /Welcome to Trowel/)
+    assert.match(r.text, /node craft auth/, 'without auth routes the page says how to add them')
     assert.equal(r.headers.get('x-content-type-options'), 'nosniff')
     assert.equal(r.headers.get('x-frame-options'), 'DENY')
     assert.equal(r.headers.get('referrer-policy'), 'strict-origin-when-cross-origin')
