@@ -151,6 +151,11 @@ export class JwtService {
 
   /** Exchanges a (possibly expired) token for a new one; throws ReauthFailedError. */
   async reauth(oldToken: unknown): Promise<string> {
+    return (await this.reissue(oldToken)).token
+  }
+
+  /** `reauth()`, also naming the user (`sub`) the new token is for. */
+  async reissue(oldToken: unknown): Promise<{ token: string; sub: string }> {
     if (typeof oldToken !== 'string' || oldToken === '' || oldToken.length > 8192) throw new ReauthFailedError()
     let payload: JwtPayload
     try {
@@ -167,7 +172,7 @@ export class JwtService {
       .where(this.column, oldDigest)
       .update({ [this.column]: sha256Hex(token) })
     if (updated !== 1) throw new ReauthFailedError()
-    return token
+    return { token, sub: payload.sub }
   }
 
   /** The user whose token column holds `digest`, or null. */

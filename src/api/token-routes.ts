@@ -11,7 +11,7 @@ import type { HttpContext } from '../http/context.js'
 import { ValidationError } from '../http/errors.js'
 import type { JwtService } from './jwt-service.js'
 import type { CredentialVerifier } from '../auth/credential-verifier.js'
-import { ApiCredentialsError } from './errors.js'
+import { ApiCredentialsError, ReauthFailedError } from './errors.js'
 
 export interface ApiRoutesOptions {
   authRoute?: string
@@ -44,9 +44,14 @@ async function reissueToken(ctx: HttpContext): Promise<unknown> {
   if (value !== undefined && value !== null && typeof value !== 'string') {
     throw new ValidationError({ token: ['The token field must be a string.'] })
   }
-  const token = await ctx.app.make<JwtService>('api.jwt').reauth(value)
-  ctx.app.log.info('auth.token_reissued', { ip: ctx.request.ip() })
-  return { data: token }
+  try {
+    const { token, sub } = await ctx.app.make<JwtService>('api.jwt').reissue(value)
+    ctx.app.log.info('auth.token_reissued', { user_id: sub, ip: ctx.request.ip() })
+    return { data: token }
+  } catch (error) {
+    if (error instanceof ReauthFailedError) ctx.app.log.info('auth.reauth_failed', { ip: ctx.request.ip() })
+    throw error
+  }
 }
 
 function tokenRoute(path: string, handler: (ctx: HttpContext) => unknown, name: string): RouteDefinition {

@@ -51,7 +51,8 @@ export class CredentialVerifier {
     }
     if (!ok) {
       await this.throttle.hit(key)
-      this.log.info('auth.login_failed', { channel, ip, user_id: null })
+      // The account's id when the identifier names one (a wrong password), else null.
+      this.log.info('auth.login_failed', { channel, ip, user_id: user?.getKey?.() ?? null })
       return null
     }
     await this.throttle.clear(key)

@@ -261,7 +261,15 @@ describe('JWT API (seed steps 4–12)', () => {
     assert.equal(expired.json().code, 'E_TOKEN_INVALID')
     const re = await new Client(server.url).postJson('/api/reauth', { token })
     assert.equal(re.status, 200)
-    await restart({ expires: 'null' })
+    // authenticates: true as well: the stored digest is the token's, and expiry still refuses it.
+    await restart({ expires: '0.05', authenticates: 'true' })
+    const held = await getToken(server.url, 'api@example.test')
+    assert.equal((await new Client(server.url).get('/api/me', { authorization: `Bearer ${held}` })).status, 200)
+    await new Promise((r) => setTimeout(r, 4200))
+    const stale = await new Client(server.url).get('/api/me', { authorization: `Bearer ${held}` })
+    assert.equal(stale.status, 401, 'an expired token whose digest is stored was accepted with authenticates: true')
+    assert.equal(stale.json().code, 'E_TOKEN_INVALID')
+    await restart({ expires: 'null', authenticates: 'false' })
   })
 
   it('a version bump invalidates earlier tokens, for use and for reauth', async () => {

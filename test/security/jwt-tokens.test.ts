@@ -313,7 +313,8 @@ describe('JWT: forged and malformed tokens; token routes under attack', () => {
     assert.ok(bracket.status === 400 || bracket.status === 422, `username[] → ${bracket.status}`)
     for (const body of [{ token: { $ne: null } }, { token: [] }, { token: 1 }]) {
       const r = await new Client(server.url).postJson('/api/reauth', body)
-      assert.ok(r.status === 400 || r.status === 422 || r.status === 401, `reauth ${JSON.stringify(body)} → ${r.status}`)
+      assert.equal(r.status, 422, `reauth ${JSON.stringify(body)} → ${r.status}`)
+      assert.equal(r.json().code, 'E_VALIDATION')
       assert.doesNotMatch(r.text, JWT_SHAPE)
     }
     assert.equal(await snapshotUsers(db), before, 'the users table changed')
@@ -378,6 +379,7 @@ describe('JWT: forged and malformed tokens; token routes under attack', () => {
   })
 
   it('logs: token events carry time, ip and user id; no password, secret or JWT is ever logged', async () => {
+    assert.equal((await new Client(server.url).postJson('/api/auth', { username: 'victim@example.test', password: 'not the password' })).status, 401)
     await new Promise((r) => setTimeout(r, 100))
     for (const s of [server, strict]) {
       const out = s.output()
@@ -394,5 +396,15 @@ describe('JWT: forged and malformed tokens; token routes under attack', () => {
     }
     const failed = server.output().split('\n').filter((l) => / auth\.login_failed /.test(l))
     assert.ok(failed.length > 0 && failed.every((l) => /"ip":"[^"]*127\.0\.0\.1"/.test(l)), 'auth.login_failed lines with ip')
+    // A wrong password for an existing account names the account; an unknown address names none.
+    assert.ok(failed.some((l) => /"user_id":\d+/.test(l)), 'no auth.login_failed line with the user id of a wrong password')
+    const fields = (event: string) =>
+      server.output().split('\n').filter((l) => l.includes(` ${event} `)).map((l) => JSON.parse(l.slice(l.indexOf('{'))))
+    const reissued = fields('auth.token_reissued')
+    assert.ok(reissued.length > 0 && reissued.every((f) => typeof f.user_id === 'string' && /127\.0\.0\.1/.test(f.ip)), 'auth.token_reissued with user id and ip')
+    assert.ok(fields('auth.reauth_failed').length > 0, 'refused reauths are logged')
+    const rejected = fields('auth.token_rejected')
+    assert.ok(rejected.some((f) => f.code === 'E_TOKEN_MISSING') && rejected.some((f) => f.code === 'E_TOKEN_INVALID'), 'refused tokens are logged with their code')
+    assert.ok(rejected.every((f) => /127\.0\.0\.1/.test(f.ip)))
   })
 })

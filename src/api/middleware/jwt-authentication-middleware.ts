@@ -16,9 +16,19 @@ export class JWTAuthenticationMiddleware extends Middleware {
 
   async before(ctx: HttpContext): Promise<void> {
     const token = bearerToken(ctx.request)
-    if (token === undefined) throw new TokenMissingError()
-    if (token === null) throw new TokenInvalidError()
+    if (token === undefined) throw rejected(ctx, new TokenMissingError())
+    if (token === null) throw rejected(ctx, new TokenInvalidError())
     this.#jwt ??= this.app.make<JwtService>('api.jwt')
-    ctx.state.jwt = await this.#jwt.authenticate(token)
+    try {
+      ctx.state.jwt = await this.#jwt.authenticate(token)
+    } catch (error) {
+      throw error instanceof TokenInvalidError ? rejected(ctx, error) : error
+    }
   }
+}
+
+/** Logs a refused request (time, IP, code; never the token) and returns the error to throw. */
+function rejected<E extends TokenMissingError | TokenInvalidError>(ctx: HttpContext, error: E): E {
+  ctx.app.log.info('auth.token_rejected', { code: error.code, ip: ctx.request.ip(), path: ctx.route?.path })
+  return error
 }
