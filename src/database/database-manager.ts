@@ -11,6 +11,7 @@ import knexFactory, { type Knex } from 'knex'
 import { FrameworkError } from '../foundation/framework-error.js'
 import { DatabaseUnavailableError, errorLine } from './errors.js'
 import { PreparedLookup } from './prepared-lookup.js'
+import { SqliteClient } from './sqlite-client.js'
 
 /** The drivers Trowel knows, by their canonical name. */
 export type DatabaseDriver = 'sqlite' | 'postgres' | 'mysql'
@@ -220,7 +221,7 @@ export class DatabaseManager {
         driver,
         location: filename,
         knexConfig: {
-          client: 'better-sqlite3',
+          client: SqliteClient, // the better-sqlite3 build for this Node
           useNullAsDefault: true,
           acquireConnectionTimeout,
           connection: { filename, ...config.options },

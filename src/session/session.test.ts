@@ -2,6 +2,7 @@ import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import type { IncomingMessage } from 'node:http'
 import knexFactory, { type Knex } from 'knex'
+import { SqliteClient } from '../database/sqlite-client.js'
 import { Container } from '../container/container.js'
 import { CookieJar } from '../http/cookie-jar.js'
 import { Request } from '../http/request.js'
@@ -412,7 +413,7 @@ class HttpContextProbe {
 describe('DatabaseSessionStore', () => {
   let db: Knex
   before(async () => {
-    db = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+    db = knexFactory({ client: SqliteClient, connection: { filename: ':memory:' }, useNullAsDefault: true })
     await sessionsTableMigration(db.schema)
   })
   after(() => db.destroy())
@@ -446,7 +447,7 @@ describe('DatabaseSessionStore', () => {
 
 describe('DatabaseSessionStore without a sessions table', () => {
   it('creates the table on first use', async () => {
-    const fresh = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+    const fresh = knexFactory({ client: SqliteClient, connection: { filename: ':memory:' }, useNullAsDefault: true })
     try {
       const store = new DatabaseSessionStore(() => fresh)
       assert.equal(await store.read('nope'), null)

@@ -1,6 +1,7 @@
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import knexFactory, { type Knex } from 'knex'
+import { SqliteClient } from '../database/sqlite-client.js'
 import * as v from 'valibot'
 import { validate, ValidationError } from './index.js'
 import { DatabaseManager, setDatabase } from '../database/database-manager.js'
@@ -147,7 +148,7 @@ describe('validate', () => {
   describe('database rules (SQLite in memory)', () => {
     let db: Knex
     before(async () => {
-      db = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+      db = knexFactory({ client: SqliteClient, connection: { filename: ':memory:' }, useNullAsDefault: true })
       await db.schema.createTable('users', (t) => {
         t.increments('id')
         t.string('email').unique()

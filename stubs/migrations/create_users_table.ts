@@ -15,7 +15,7 @@ export default class CreateUsersTable extends Migration {
     // case too. MySQL/MariaDB's default collations already compare without case.
     if (this.driver !== 'mysql') {
       const users = 'users'
-      await this.schema.raw('CREATE UNIQUE INDEX ?? ON ?? (lower(??))', [`${users}_email_lower_unique`, users, 'email'])
+      await this.db.raw('CREATE UNIQUE INDEX ?? ON ?? (lower(??))', [`${users}_email_lower_unique`, users, 'email'])
     }
   }
 

@@ -6,7 +6,8 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
-import { newApp, runNode, CRAFT_BIN, type TestApp } from '../helpers/app-harness.js'
+import { join } from 'node:path'
+import { newApp, runNode, CRAFT_BIN, ROOT, type TestApp } from '../helpers/app-harness.js'
 import { applyApiSteps } from '../helpers/seed-steps.js'
 
 let app: TestApp
@@ -132,4 +133,18 @@ test('piped output has no colour codes, whatever the command', () => {
   }
   const parent = runNode([CRAFT_BIN, '--help'])
   assert.doesNotMatch(parent.stdout, /\x1b\[/)
+})
+
+test('a new app with web auth and the JWT API installed type-checks (tsc --noEmit, strict)', async () => {
+  const typed = await newApp()
+  try {
+    assert.equal(typed.craft('auth').code, 0)
+    applyApiSteps(typed)
+    assert.equal(typed.craft('controller', 'PostsController', '-a').code, 0)
+    assert.equal(typed.craft('migration', 'create_posts_table', '--create', 'posts').code, 0)
+    const tsc = runNode([join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], { cwd: typed.dir, timeout: 120_000 })
+    assert.equal(tsc.code, 0, `${tsc.stdout}${tsc.stderr}`)
+  } finally {
+    await typed.cleanup()
+  }
 })

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict'
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import knex from 'knex'
+import { SqliteClient } from '../../src/database/sqlite-client.js'
 import bcrypt from '@node-rs/bcrypt'
 import { ROOT, newApp, type TestApp, type Server } from '../helpers/app-harness.js'
 import { Client } from '../helpers/http-client.js'
@@ -146,7 +147,7 @@ test('migrating from Masonite: imported bcrypt hashes log in and are rehashed to
   app.write('storage/masonite-users.json', JSON.stringify([{ name: 'Old User', email: 'Old@Example.com', password: hash, created_at: '2024-03-01 10:00:00' }]))
   follow(app, 'migrating-from-masonite.md')
   const connection = app.env.DB_CONNECTION === 'sqlite'
-    ? knex({ client: 'better-sqlite3', connection: { filename: join(app.dir, app.env.DB_DATABASE!) }, useNullAsDefault: true })
+    ? knex({ client: SqliteClient, connection: { filename: join(app.dir, app.env.DB_DATABASE!) }, useNullAsDefault: true })
     : knex({ client: app.env.DB_CONNECTION === 'postgres' ? 'pg' : 'mysql2', connection: app.env.DATABASE_URL })
   try {
     const stored = () => connection('users').where('email', 'Old@Example.com').first('password')

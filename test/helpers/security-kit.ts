@@ -8,6 +8,7 @@ import { createHash, createHmac } from 'node:crypto'
 import { join } from 'node:path'
 import assert from 'node:assert/strict'
 import knex, { type Knex } from 'knex'
+import { SqliteClient } from '../../src/database/sqlite-client.js'
 import type { TestApp } from './app-harness.js'
 import { testDriver } from './databases.js'
 import { Client } from './http-client.js'
@@ -18,7 +19,7 @@ export const PASSWORD = 'correct horse battery staple'
 export function appDb(app: TestApp): Knex {
   const driver = testDriver()
   if (driver === 'sqlite') {
-    return knex({ client: 'better-sqlite3', connection: { filename: join(app.dir, 'storage/database.sqlite') }, useNullAsDefault: true, pool: { min: 1, max: 1 } })
+    return knex({ client: SqliteClient, connection: { filename: join(app.dir, 'storage/database.sqlite') }, useNullAsDefault: true, pool: { min: 1, max: 1 } })
   }
   return knex({ client: driver === 'postgres' ? 'pg' : 'mysql2', connection: app.env.DATABASE_URL!, pool: { min: 0, max: 2 } })
 }

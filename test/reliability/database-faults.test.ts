@@ -28,7 +28,7 @@ const row = (tag: string) => ({ name: 'half', email: tag + '-' + Date.now() + '-
 export const FAULT_ROUTES = [
   Route.post('/fault/write', async () => {
     const knex = db()
-    const client = String((knex.client as { config: { client: string } }).config.client)
+    const client = String((knex.client as { driverName: string }).driverName)
     await knex.transaction(async (trx) => {
       await trx('users').insert(row('half-first'))
       if (client === 'better-sqlite3') {

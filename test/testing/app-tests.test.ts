@@ -22,7 +22,8 @@ after(async () => {
 })
 
 function counts(output: string) {
-  const n = (name: string) => Number(new RegExp(`^# ${name} (\\d+)`, 'm').exec(output)?.[1] ?? NaN)
+  // TAP (`# pass 3`, Node 20 and 22 when piped) or the spec reporter (`ℹ pass 3`, Node 23+).
+  const n = (name: string) => Number(new RegExp(`^(?:#|ℹ) ${name} (\\d+)`, 'm').exec(output)?.[1] ?? NaN)
   return { pass: n('pass'), fail: n('fail'), skipped: n('skipped') }
 }
 

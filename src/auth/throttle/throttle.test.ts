@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import knexFactory, { type Knex } from 'knex'
+import { SqliteClient } from '../../database/sqlite-client.js'
 import { Redis } from 'ioredis'
 import { sha256Hex } from '../tokens/index.js'
 import {
@@ -21,7 +22,7 @@ import {
 const onPostgres = process.env.DB_CONNECTION === 'postgres' && Boolean(process.env.DATABASE_URL)
 const db: Knex = onPostgres
   ? knexFactory({ client: 'pg', connection: process.env.DATABASE_URL })
-  : knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+  : knexFactory({ client: SqliteClient, connection: { filename: ':memory:' }, useNullAsDefault: true })
 const table = onPostgres ? `throttle_test_${randomBytes(4).toString('hex')}` : 'throttle'
 await throttleTableMigration(db.schema, table)
 
