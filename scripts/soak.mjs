@@ -5,7 +5,10 @@
 //   1. three rounds of GET /api/me (Bearer JWT) and POST /api/auth (argon2id logins): 0 errors,
 //      0 non-2xx, and resident memory after round 3 within 25 % (+16 MB) of round 1;
 //   2. the JWT route's p99 latency idle, then while 20 logins hash in the background: within 3x.
-// SOAK_SECONDS (default 4) sets each autocannon run's duration. Exit code 0 when every check holds.
+// SOAK_SECONDS (default 4) sets each autocannon run's duration. SOAK_LATENCY=report prints the
+// p99 comparison without failing on it (npm test runs this script that way: test/reliability/
+// load.test.ts; timed assertions do not belong in a suite that shares its machine). Exit code 0
+// when every check holds.
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -21,6 +24,7 @@ const check = (ok, message) => {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${message}`)
   if (!ok) failures.push(message)
 }
+const REPORT_LATENCY = process.env.SOAK_LATENCY === 'report'
 
 const parent = mkdtempSync(join(tmpdir(), 'trowel-soak-'))
 const dir = join(parent, 'app')
@@ -104,7 +108,9 @@ try {
   await Promise.all(hashing)
   check(loginErrors === 0 && logins > 0, `${logins} logins completed in the background, ${loginErrors} failed`)
   check(idle.errors === 0 && busy.errors === 0 && busy.non2xx === 0, `JWT route under login load: ${busy.requests.total} requests, ${busy.errors} errors, ${busy.non2xx} non-2xx`)
-  check(busy.latency.p99 <= Math.max(3 * idle.latency.p99, 3), `JWT p99 idle ${idle.latency.p99} ms, with 20 logins hashing ${busy.latency.p99} ms (limit 3x)`)
+  const latency = `JWT p99 idle ${idle.latency.p99} ms, with 20 logins hashing ${busy.latency.p99} ms (limit 3x)`
+  if (REPORT_LATENCY) console.log(`info ${latency}: ${busy.latency.p99 <= Math.max(3 * idle.latency.p99, 3) ? 'within' : 'over'} the limit (reported, not checked)`)
+  else check(busy.latency.p99 <= Math.max(3 * idle.latency.p99, 3), latency)
 } catch (error) {
   failures.push(String(error?.stack ?? error))
   console.error(error)

@@ -32,7 +32,11 @@ export class Logger {
 }
 
 function redact(value: unknown, depth = 0): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message, ...(value.stack ? { stack: value.stack } : {}) }
+  if (value instanceof Error) {
+    // The cause too (a template error's file and line sit on the InternalError's cause).
+    const cause = value.cause !== undefined && depth < 3 ? { cause: redact(value.cause, depth + 1) } : {}
+    return { name: value.name, message: value.message, ...(value.stack ? { stack: value.stack } : {}), ...cause }
+  }
   if (value === null || typeof value !== 'object' || depth > 4) return value
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1))
   const out: Record<string, unknown> = {}
