@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import * as argon2 from '@node-rs/argon2'
 import * as bcrypt from '@node-rs/bcrypt'
 import { Hasher, PasswordTooLongError } from './index.js'
+import { HashPool, hashNice } from './hash-pool.js'
 
 const hasher = new Hasher()
 
@@ -150,5 +151,48 @@ describe('Hasher', () => {
       assert.match(await custom.hash('x'), /m=8192,t=2,p=1/)
       assert.equal(custom.needsRehash(await hasher.hash('x')), false)
     })
+  })
+})
+
+describe('HashPool', () => {
+  it('reads HASH_NICE (0-19, default 5)', () => {
+    assert.equal(hashNice(undefined), 5)
+    assert.equal(hashNice(''), 5)
+    assert.equal(hashNice('19'), 19)
+    assert.equal(hashNice('0'), 0)
+    for (const bad of ['20', '-1', '2.5', 'low']) assert.equal(hashNice(bad), 5, bad)
+  })
+
+  it('hashes on threads below the event loop priority (Linux), one per core at most', async () => {
+    const pool = new HashPool(2)
+    try {
+      const priorities = await Promise.all([pool.run<number>({ op: 'priority' }), pool.run<number>({ op: 'priority' }), pool.run<number>({ op: 'priority' })])
+      for (const p of priorities) assert.equal(p, process.platform === 'linux' ? hashNice(process.env.HASH_NICE) : 0)
+      assert.ok(process.platform !== 'linux' || priorities[0]! > 0, 'hashing runs below the event loop priority')
+      assert.equal(pool.size, 2)
+      const hash = await pool.run<string>({ op: 'argon2.hash', password: 'pool password', options: { memoryCost: 19456, timeCost: 2, parallelism: 1, algorithm: 2, version: 1 } })
+      assert.match(hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)
+      assert.equal(await pool.run<boolean>({ op: 'argon2.verify', hash, password: 'pool password' }), true)
+      assert.equal(await pool.run<boolean>({ op: 'argon2.verify', hash, password: 'other' }), false)
+      await assert.rejects(pool.run({ op: 'argon2.verify', hash: 'not a hash', password: 'x' }))
+      // The pool still works after a failed job.
+      assert.equal(await pool.run<boolean>({ op: 'argon2.verify', hash, password: 'pool password' }), true)
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('the event loop stays free while hashes run', async () => {
+    const pool = new HashPool(1)
+    try {
+      const job = pool.run<string>({ op: 'argon2.hash', password: 'x', options: { memoryCost: 65536, timeCost: 4, parallelism: 1, algorithm: 2, version: 1 } })
+      let ticks = 0
+      const timer = setInterval(() => ticks++, 1)
+      await job
+      clearInterval(timer)
+      assert.ok(ticks > 0, 'no timer ran while a hash was computed')
+    } finally {
+      await pool.close()
+    }
   })
 })

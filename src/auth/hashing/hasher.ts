@@ -1,15 +1,14 @@
 /**
  * @module auth/hashing/hasher
  * Password hashing: argon2id with the OWASP parameters (19 MiB, 2 passes, 1 lane) computed off
- * the event loop by @node-rs/argon2, plus verification of bcrypt hashes imported from Masonite or
+ * the event loop by @node-rs/argon2 on low-priority threads (see hash-pool), plus verification of bcrypt hashes imported from Masonite or
  * Laravel (`$2a$`, `$2b$`, `$2y$`), which `needsRehash` then flags for an upgrade at next login.
  */
 import { randomBytes } from 'node:crypto'
 import * as argon2 from '@node-rs/argon2'
-import { createRequire } from 'node:module'
-import { availableParallelism } from 'node:os'
 import { DUMMY_ARGON2ID_HASH } from './dummy-hash.js'
 import { PasswordTooLongError } from './errors.js'
+import { hashPool } from './hash-pool.js'
 import { MAX_PASSWORD_LENGTH, isPasswordTooLong } from './password-length.js'
 
 /** argon2 cost parameters. */
@@ -29,34 +28,7 @@ export const ARGON2ID_DEFAULTS: Required<HasherOptions> = Object.freeze({ memory
 // module also works when compiled file by file (tsx, esbuild).
 const ARGON2ID = 2 as argon2.Algorithm
 const VERSION_0x13 = 1 as argon2.Version
-// @node-rs/bcrypt is loaded the first time a bcrypt hash (an imported account) is verified.
-const requireModule = createRequire(import.meta.url)
 const BCRYPT_HASH = /^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/
-
-/**
- * Hashing runs on libuv's thread pool (4 threads by default), off the event loop but on the same
- * cores. Unchecked, a burst of logins sets every pool thread hashing on however few cores the
- * process may use, the event loop gets a small share of the CPU and every other request slows
- * down (and each argon2id call holds 19 MiB). So at most one hash per available core runs at a
- * time, process-wide; the others wait in line, first come first served. Login throughput is the
- * same, since the cores were already busy.
- */
-const MAX_CONCURRENT_HASHES = Math.max(1, availableParallelism())
-let hashesRunning = 0
-const hashQueue: Array<() => void> = []
-
-async function limited<T>(work: () => Promise<T>): Promise<T> {
-  if (hashesRunning < MAX_CONCURRENT_HASHES) hashesRunning++
-  else await new Promise<void>((resolve) => hashQueue.push(resolve))
-  try {
-    return await work()
-  } finally {
-    // Hand the slot straight to the next in line, or give it back.
-    const next = hashQueue.shift()
-    if (next) next()
-    else hashesRunning--
-  }
-}
 
 /**
  * Hashes and verifies passwords. One instance is shared by the app; `verifications` counts every
@@ -91,7 +63,7 @@ export class Hasher {
   async hash(password: string): Promise<string> {
     if (typeof password !== 'string') throw new TypeError('The password to hash must be a string.')
     if (isPasswordTooLong(password)) throw new PasswordTooLongError(MAX_PASSWORD_LENGTH)
-    return limited(() => argon2.hash(password, { ...this.options, algorithm: ARGON2ID, version: VERSION_0x13 }))
+    return hashPool().run<string>({ op: 'argon2.hash', password, options: { ...this.options, algorithm: ARGON2ID, version: VERSION_0x13 } })
   }
 
   /**
@@ -103,11 +75,10 @@ export class Hasher {
     if (typeof password !== 'string' || isPasswordTooLong(password)) return false
     try {
       if (typeof hash === 'string' && hash.startsWith('$argon2')) {
-        return await limited(() => argon2.verify(hash, password))
+        return await hashPool().run<boolean>({ op: 'argon2.verify', hash, password })
       }
       if (typeof hash === 'string' && BCRYPT_HASH.test(hash)) {
-        const bcrypt = requireModule('@node-rs/bcrypt') as typeof import('@node-rs/bcrypt')
-        return await limited(() => bcrypt.verify(password, hash))
+        return await hashPool().run<boolean>({ op: 'bcrypt.verify', hash, password })
       }
     } catch {
       return false
@@ -156,9 +127,9 @@ export class Hasher {
       this.options.parallelism === ARGON2ID_DEFAULTS.parallelism
     const dummy = isDefault
       ? DUMMY_ARGON2ID_HASH
-      : await (this.#dummyHash ??= limited(() => argon2.hash(randomBytes(32), { ...this.options, algorithm: ARGON2ID, version: VERSION_0x13 })))
+      : await (this.#dummyHash ??= hashPool().run<string>({ op: 'argon2.hash', password: randomBytes(32), options: { ...this.options, algorithm: ARGON2ID, version: VERSION_0x13 } }))
     try {
-      await limited(() => argon2.verify(dummy, password))
+      await hashPool().run<boolean>({ op: 'argon2.verify', hash: dummy, password })
     } catch {
       // The outcome is irrelevant; only the work counts.
     }
