@@ -11,7 +11,7 @@
 // when every check holds.
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import autocannon from 'autocannon'
 import { applyApiSteps, applyAuthSteps } from './seed-steps.mjs'
@@ -43,7 +43,13 @@ try {
   applyApiSteps(dir, craft)
   craft(['migrate'])
 
-  child = spawn(process.execPath, ['craft', 'serve', '--port', '0'], { cwd: dir, env })
+  // As the benchmarks do: the server on one core, this process (the load) on another, so the
+  // latency compared is the server's and not the load generator's share of the CPU.
+  const pin = availableParallelism() >= 2 && spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0
+  if (pin) spawnSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' })
+  child = pin
+    ? spawn('taskset', ['-c', '0', process.execPath, 'craft', 'serve', '--port', '0'], { cwd: dir, env })
+    : spawn(process.execPath, ['craft', 'serve', '--port', '0'], { cwd: dir, env })
   const url = await new Promise((resolveUrl, reject) => {
     let out = ''
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000)
@@ -59,7 +65,7 @@ try {
     child.stderr.on('data', onData)
     child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${out}`)))
   })
-  console.log(`serving ${url} (pid ${child.pid}), ${SECONDS} s per run`)
+  console.log(`serving ${url} (pid ${child.pid}${pin ? ', pinned to core 0; load on core 1' : ''}), ${SECONDS} s per run`)
 
   // Register one user through the form (session cookie + CSRF), then get a JWT.
   const page = await fetch(`${url}/register`)
