@@ -61,8 +61,9 @@ export function buildProgram(ctx: CliContext): Command {
 
 export async function main(argv: string[] = process.argv, options: { appRoot?: string | null } = {}): Promise<void> {
   // `node craft routes:list | head`: a reader that goes away is not an error worth a stack trace.
+  // A server whose output pipe closes stops with 1, so that a supervisor sees a failure.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(0)
+    if (error.code === 'EPIPE') process.exit(argv[2] === 'serve' ? 1 : 0)
     throw error
   })
   let appRoot = options.appRoot ?? null

@@ -75,7 +75,14 @@ export class HashPool {
   readonly #queue: Pending[] = []
   readonly #workerData: { argon2: string; bcrypt: string; nice: number }
 
-  constructor(size = Math.max(1, availableParallelism())) {
+  #closed = false
+
+  /**
+   * `size` threads at most: by default the cores this process may use, shared out among the
+   * processes of `craft serve --workers N` (TROWEL_WORKERS), so a machine never runs more
+   * hashing threads than it has cores (each holds about 9 MB, and 19 MiB while it hashes).
+   */
+  constructor(size = defaultPoolSize()) {
     this.size = size
     this.#workerData = {
       argon2: requireModule.resolve('@node-rs/argon2'),
@@ -86,22 +93,37 @@ export class HashPool {
 
   /** Runs `job` on a pool thread; resolves with its result. */
   run<T>(job: HashJob): Promise<T> {
+    if (this.#closed) return Promise.reject(new Error('The hashing pool is closed.'))
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ job, resolve: resolve as (value: unknown) => void, reject })
       this.#dispatch()
     })
   }
 
-  /** Stops every thread (jobs in flight fail). For tests and shutdown. */
+  /** Stops every thread: jobs in flight and waiting fail, later `run()` calls too. For tests and shutdown. */
   async close(): Promise<void> {
+    this.#closed = true
+    for (const pending of this.#queue.splice(0)) pending.reject(new Error('The hashing pool is closed.'))
     const slots = this.#slots.splice(0)
     await Promise.all(slots.map((slot) => slot.worker.terminate()))
   }
 
+  /** Hands waiting jobs to free threads, starting threads up to `size`. Never throws. */
   #dispatch(): void {
-    while (this.#queue.length > 0) {
+    while (!this.#closed && this.#queue.length > 0) {
       let slot = this.#slots.find((s) => s.busy === null)
-      if (!slot && this.#slots.length < this.size) slot = this.#spawn()
+      if (!slot && this.#slots.length < this.size) {
+        try {
+          slot = this.#spawn()
+        } catch (error) {
+          // The system refused a thread (thread limit, memory). With none alive nothing would
+          // ever take the job: it fails now, as a hash error (a login that cannot be checked).
+          if (this.#slots.length === 0) {
+            this.#queue.shift()!.reject(error instanceof Error ? error : new Error(String(error)))
+            continue
+          }
+        }
+      }
       if (!slot) return
       const next = this.#queue.shift()!
       slot.busy = next
@@ -137,6 +159,12 @@ export class HashPool {
     this.#slots.push(slot)
     return slot
   }
+}
+
+function defaultPoolSize(): number {
+  const processes = Number(process.env.TROWEL_WORKERS)
+  const share = Number.isInteger(processes) && processes > 1 ? processes : 1
+  return Math.max(1, Math.ceil(availableParallelism() / share))
 }
 
 /** The niceness hashing threads run at: `HASH_NICE` (0-19), else 5. */

@@ -182,6 +182,31 @@ describe('HashPool', () => {
     }
   })
 
+  it('close() fails the jobs in flight and waiting, and every later one', async () => {
+    const pool = new HashPool(1)
+    const slow = { op: 'argon2.hash' as const, password: 'x', options: { memoryCost: 65536, timeCost: 3, parallelism: 1, algorithm: 2, version: 1 } }
+    const jobs = [pool.run(slow), pool.run(slow), pool.run(slow)].map((p) => p.then(() => 'done', () => 'failed'))
+    await new Promise((r) => setTimeout(r, 20))
+    await pool.close()
+    assert.deepEqual(await Promise.all(jobs), ['failed', 'failed', 'failed'])
+    await assert.rejects(pool.run({ op: 'priority' }), /closed/)
+  })
+
+  it('shares the cores out among the processes of serve --workers', () => {
+    const saved = process.env.TROWEL_WORKERS
+    try {
+      delete process.env.TROWEL_WORKERS
+      const alone = new HashPool().size
+      process.env.TROWEL_WORKERS = String(alone * 2)
+      assert.equal(new HashPool().size, 1)
+      process.env.TROWEL_WORKERS = '1'
+      assert.equal(new HashPool().size, alone)
+    } finally {
+      if (saved === undefined) delete process.env.TROWEL_WORKERS
+      else process.env.TROWEL_WORKERS = saved
+    }
+  })
+
   it('the event loop stays free while hashes run', async () => {
     const pool = new HashPool(1)
     try {

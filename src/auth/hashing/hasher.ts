@@ -127,7 +127,12 @@ export class Hasher {
       this.options.parallelism === ARGON2ID_DEFAULTS.parallelism
     const dummy = isDefault
       ? DUMMY_ARGON2ID_HASH
-      : await (this.#dummyHash ??= hashPool().run<string>({ op: 'argon2.hash', password: randomBytes(32), options: { ...this.options, algorithm: ARGON2ID, version: VERSION_0x13 } }))
+      : await (this.#dummyHash ??= hashPool()
+          .run<string>({ op: 'argon2.hash', password: randomBytes(32), options: { ...this.options, algorithm: ARGON2ID, version: VERSION_0x13 } })
+          .catch((error: unknown) => {
+            this.#dummyHash = undefined // try again next time rather than keep the failure
+            throw error
+          }))
     try {
       await hashPool().run<boolean>({ op: 'argon2.verify', hash: dummy, password })
     } catch {

@@ -156,7 +156,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         ctx.out(`worker ${worker.process.pid} exited (${code}); starting another`)
         // A replacement that cannot boot is retried once a second, not in a tight loop.
         if (listened.has(worker)) fork()
-        else setTimeout(() => stopping || fork(), 1000).unref()
+        else setTimeout(() => stopping || fork(), 1000)
       })
       const stop = async (exitCode = 0) => {
         if (stopping) return
