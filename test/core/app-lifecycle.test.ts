@@ -212,6 +212,8 @@ export class ProbeMiddleware extends Middleware {
     assert.deepEqual(ok.json(), { path: '/destructure', params: {}, session: 'object' })
     const used = await client.get('/use-session', { accept: 'application/json' })
     assert.equal(used.status, 500)
+    // The log line travels through the server's stdout pipe: wait for it.
+    for (let i = 0; i < 50 && !/No session on GET \/use-session/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 50))
     assert.match(server.output(), /No session on GET \/use-session/)
   })
 

@@ -380,7 +380,9 @@ describe('JWT: forged and malformed tokens; token routes under attack', () => {
 
   it('logs: token events carry time, ip and user id; no password, secret or JWT is ever logged', async () => {
     assert.equal((await new Client(server.url).postJson('/api/auth', { username: 'victim@example.test', password: 'not the password' })).status, 401)
-    await new Promise((r) => setTimeout(r, 100))
+    // Log lines travel through the server's stdout pipe: wait for this one (and so the earlier ones).
+    const named = () => server.output().split('\n').some((l) => / auth\.login_failed /.test(l) && /"user_id":\d+/.test(l))
+    for (let i = 0; i < 100 && !named(); i++) await new Promise((r) => setTimeout(r, 50))
     for (const s of [server, strict]) {
       const out = s.output()
       assertNoSecrets(out, [PASSWORD, secret, token])
