@@ -87,7 +87,9 @@ describe('fuzzing the served app', () => {
       fc.object({ maxDepth: 2 }).map((o) => JSON.stringify(o)),
       fc.record({ username: fc.oneof(fc.constant('fuzz@example.test'), fc.string(), fc.json()), password: fc.oneof(fc.string({ maxLength: 30 }), fc.constant(null), fc.integer()) }).map((o) => JSON.stringify(o)),
       mutations.map((m) => JSON.stringify({ token: notGenuine(mutate(token, m)) })),
-      mutations.map((m) => mutate(JSON.stringify({ username: 'fuzz@example.test', password: 'not the password', token }), m)),
+      // A mutation elsewhere in the body can leave the genuine token intact: then it is changed too
+      // (an intact token posted to /api/reauth would legitimately replace the stored digest).
+      mutations.map((m) => mutate(JSON.stringify({ username: 'fuzz@example.test', password: 'not the password', token }), m).replaceAll(token, `${token}x`)),
       fc.dictionary(fc.constantFrom('email', 'password', 'username', 'name', 'token', '__token', 'next', 'password_confirmation', '__proto__', 'constructor', 'id', 'a[]'), fc.string({ maxLength: 30 })).map((d) => new URLSearchParams(d).toString()),
       fc.constant(`__token=${encodeURIComponent(csrf)}&email=fuzz%40example.test&password=wrong&next=//evil.test`),
       fc.string({ maxLength: 200 }),
