@@ -4,7 +4,10 @@
 // `node craft serve`, then autocannon:
 //   1. three rounds of GET /api/me (Bearer JWT) and POST /api/auth (argon2id logins): 0 errors,
 //      0 non-2xx, and resident memory after round 3 within 25 % (+16 MB) of round 1;
-//   2. the JWT route's p99 latency idle, then while 20 logins hash in the background: within 3x.
+//   2. the JWT route's p99 latency idle, then while 20 logins hash in the background, three pairs
+//      of runs compared by their medians: within 3x.
+//      Latencies are taken from autocannon's 'response' events, to the microsecond: its own
+//      histogram keeps whole milliseconds, so a p99 of 1.9 ms would read 1 ms.
 // SOAK_SECONDS (default 4) sets each autocannon run's duration. SOAK_LATENCY=report prints the
 // p99 comparison without failing on it (npm test runs this script that way: test/reliability/
 // load.test.ts; timed assertions do not belong in a suite that shares its machine). Exit code 0
@@ -82,6 +85,15 @@ try {
   const token = (await (await fetch(`${url}/api/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody })).json()).data
 
   const jwtRun = (connections = 10) => autocannon({ url: `${url}/api/me`, connections, duration: SECONDS, headers: { authorization: `Bearer ${token}` } })
+  // The JWT route's p99 in ms, from every 2xx response's own time (autocannon's histogram rounds down to whole ms).
+  const jwtP99 = async (connections) => {
+    const times = []
+    const run = jwtRun(connections)
+    run.on('response', (_client, status, _bytes, ms) => status < 300 && times.push(ms))
+    const result = await run
+    times.sort((a, b) => a - b)
+    return { result, p99: times[Math.min(times.length - 1, Math.ceil(0.99 * times.length) - 1)] ?? Infinity }
+  }
   const loginRun = () => autocannon({ url: `${url}/api/auth`, method: 'POST', connections: 4, duration: SECONDS, headers: { 'content-type': 'application/json' }, body: loginBody })
   const rssKb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0)
 
@@ -96,27 +108,38 @@ try {
   }
   check(rss[2] <= rss[0] * 1.25 + 16 * 1024, `memory: RSS ${(rss[0] / 1024).toFixed(1)} MB after round 1, ${(rss[2] / 1024).toFixed(1)} MB after round 3`)
 
-  const idle = await jwtRun(4)
-  let stop = false
+  // Three pairs of runs, idle then beside 20 logins, compared by their medians: one p99 is a
+  // handful of requests (a GC pause, a timer) and varies by tens of percent between runs.
+  const idle = []
+  const busy = []
   let logins = 0
   let loginErrors = 0
-  const hashing = Array.from({ length: 20 }, async () => {
-    while (!stop) {
-      const r = await fetch(`${url}/api/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody }).catch(() => null)
-      if (r?.status === 200) logins++
-      else loginErrors++
-      await r?.arrayBuffer()
-    }
-  })
-  await new Promise((r) => setTimeout(r, 300))
-  const busy = await jwtRun(4)
-  stop = true
-  await Promise.all(hashing)
+  for (let pair = 0; pair < 3; pair++) {
+    idle.push(await jwtP99(4))
+    let stop = false
+    const hashing = Array.from({ length: 20 }, async () => {
+      while (!stop) {
+        const r = await fetch(`${url}/api/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody }).catch(() => null)
+        if (r?.status === 200) logins++
+        else loginErrors++
+        await r?.arrayBuffer()
+      }
+    })
+    await new Promise((r) => setTimeout(r, 300))
+    busy.push(await jwtP99(4))
+    stop = true
+    await Promise.all(hashing)
+  }
   check(loginErrors === 0 && logins > 0, `${logins} logins completed in the background, ${loginErrors} failed`)
-  check(idle.errors === 0 && busy.errors === 0 && busy.non2xx === 0, `JWT route under login load: ${busy.requests.total} requests, ${busy.errors} errors, ${busy.non2xx} non-2xx`)
-  const latency = `JWT p99 idle ${idle.latency.p99} ms, with 20 logins hashing ${busy.latency.p99} ms (limit 3x)`
-  if (REPORT_LATENCY) console.log(`info ${latency}: ${busy.latency.p99 <= Math.max(3 * idle.latency.p99, 3) ? 'within' : 'over'} the limit (reported, not checked)`)
-  else check(busy.latency.p99 <= Math.max(3 * idle.latency.p99, 3), latency)
+  const runs = [...idle, ...busy].map((r) => r.result)
+  check(runs.every((r) => r.errors === 0 && r.non2xx === 0), `JWT route under login load: ${busy.map((r) => r.result.requests.total).join(', ')} requests (${idle.map((r) => r.result.requests.total).join(', ')} idle), ${runs.reduce((n, r) => n + r.errors + r.non2xx, 0)} errors or non-2xx`)
+  const median = (list) => list.map((r) => r.p99).sort((a, b) => a - b)[1]
+  const [idleP99, busyP99] = [median(idle), median(busy)]
+  const within = busyP99 <= 3 * idleP99
+  const ms = (list) => list.map((r) => r.p99.toFixed(2)).join(', ')
+  const latency = `JWT p99 idle ${idleP99.toFixed(2)} ms (median of ${ms(idle)}), with 20 logins hashing ${busyP99.toFixed(2)} ms (of ${ms(busy)}): ${(busyP99 / idleP99).toFixed(1)}x, limit 3x`
+  if (REPORT_LATENCY) console.log(`info ${latency}: ${within ? 'within' : 'over'} the limit (reported, not checked)`)
+  else check(within, latency)
 } catch (error) {
   failures.push(String(error?.stack ?? error))
   console.error(error)

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import * as argon2 from '@node-rs/argon2'
 import * as bcrypt from '@node-rs/bcrypt'
 import { Hasher, PasswordTooLongError } from './index.js'
-import { HashPool, hashNice } from './hash-pool.js'
+import { HashPool, RESERVE_NICE, hashNice } from './hash-pool.js'
 
 const hasher = new Hasher()
 
@@ -155,16 +155,17 @@ describe('Hasher', () => {
 })
 
 describe('HashPool', () => {
-  it('reads HASH_NICE (0-19, default 5)', () => {
-    assert.equal(hashNice(undefined), 5)
-    assert.equal(hashNice(''), 5)
-    assert.equal(hashNice('19'), 19)
+  it('reads HASH_NICE (0-19, default 19)', () => {
+    assert.equal(hashNice(undefined), 19)
+    assert.equal(hashNice(''), 19)
+    assert.equal(hashNice('5'), 5)
     assert.equal(hashNice('0'), 0)
-    for (const bad of ['20', '-1', '2.5', 'low']) assert.equal(hashNice(bad), 5, bad)
+    for (const bad of ['20', '-1', '2.5', 'low']) assert.equal(hashNice(bad), 19, bad)
   })
 
   it('hashes on threads below the event loop priority (Linux), one per core at most', async () => {
-    const pool = new HashPool(2)
+    // starvedAfterMs: a loaded machine may take a while to start threads; no reserve here.
+    const pool = new HashPool(2, { starvedAfterMs: 60_000 })
     try {
       const priorities = await Promise.all([pool.run<number>({ op: 'priority' }), pool.run<number>({ op: 'priority' }), pool.run<number>({ op: 'priority' })])
       for (const p of priorities) assert.equal(p, process.platform === 'linux' ? hashNice(process.env.HASH_NICE) : 0)
@@ -179,6 +180,45 @@ describe('HashPool', () => {
       assert.equal(await pool.run<boolean>({ op: 'argon2.verify', hash, password: 'pool password' }), true)
     } finally {
       await pool.close()
+    }
+  })
+
+  // A background thread that finishes nothing for starvedAfterMs is starving (a busy event loop or
+  // other programs take the CPU at nice 19); a job that runs this long stands in for one here.
+  const long = { op: 'argon2.hash' as const, password: 'x', options: { memoryCost: 65536, timeCost: 40, parallelism: 1, algorithm: 2, version: 1 } }
+
+  it('starving background threads: the reserve (nice 5) takes the waiting jobs, one after another', { skip: process.platform !== 'linux' && 'thread priorities are Linux only' }, async () => {
+    const pool = new HashPool(1, { nice: 19, starvedAfterMs: 100 })
+    try {
+      let longDone = false
+      const blocker = pool.run(long).then(() => (longDone = true))
+      const order: string[] = []
+      const waiting = [1, 2, 3].map((n) => pool.run<number>({ op: 'priority' }).then((p) => (order.push(`job ${n}`), p)))
+      assert.deepEqual(await Promise.all(waiting), [RESERVE_NICE, RESERVE_NICE, RESERVE_NICE])
+      assert.deepEqual(order, ['job 1', 'job 2', 'job 3'], 'first come, first served')
+      assert.equal(longDone, false, 'the waiting jobs did not wait for the starved one')
+      await blocker
+      // Work done promptly ends the starvation: the background thread takes jobs again.
+      assert.equal(await pool.run<number>({ op: 'priority' }), 19)
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('no reserve while the background threads make progress, nor when they already run at nice 5 or less', { skip: process.platform !== 'linux' && 'thread priorities are Linux only' }, async () => {
+    const patient = new HashPool(1, { nice: 19, starvedAfterMs: 60_000 })
+    const normal = new HashPool(1, { nice: RESERVE_NICE, starvedAfterMs: 100 })
+    try {
+      for (const [pool, nice] of [[patient, 19], [normal, RESERVE_NICE]] as const) {
+        let longDone = false
+        const blocker = pool.run(long).then(() => (longDone = true))
+        const next = await pool.run<number>({ op: 'priority' })
+        assert.equal(longDone, true, 'the job waited for the only thread')
+        assert.equal(next, nice)
+        await blocker
+      }
+    } finally {
+      await Promise.all([patient.close(), normal.close()])
     }
   })
 
