@@ -57,7 +57,7 @@ export class CsrfError extends HttpError {
 
 export class ValidationError extends HttpError {
   readonly errors: Record<string, string[]>
-  /** Where a form goes back to when the request has no usable Referer (default: its own path). */
+  /** Where a form goes back to when the request has no usable Referer (default: its own path if it answers GET, else `/`). */
   readonly back: string | undefined
   constructor(errors: Record<string, string[]>, message = 'The given data was invalid.', options: { back?: string } = {}) {
     super(422, 'E_VALIDATION', message, { details: { errors } })

@@ -10,6 +10,7 @@ import { Request } from './request.js'
 import { Response } from './response.js'
 import { ExceptionHandler } from './exception-handler.js'
 import { NotFoundError, TooManyRequestsError, ValidationError } from './errors.js'
+import { Route } from '../routing/route.js'
 
 const jar = new CookieJar('base64:' + Buffer.alloc(32, 1).toString('base64'))
 
@@ -22,7 +23,7 @@ function context(headers: Record<string, string> = {}, options: { debug?: boolea
   raw.method = 'GET'
   raw.url = options.url ?? '/x'
   const request = new Request(raw, { trustProxy: 0, cookies: jar })
-  const response = new Response({ cookies: jar, secure: false, urlFor: () => '/' })
+  const response = new Response({ cookies: jar, secure: false, urlFor: () => '/', referer: headers.referer })
   const route = options.route ?? (options.json ? '/x' : null)
   const ctx = new HttpContext(app, request, response, route ? { path: route, methods: ['GET'], json: options.json ?? false } : null)
   return { ctx, handler: new ExceptionHandler(app), lines }
@@ -56,6 +57,23 @@ describe('ExceptionHandler', () => {
     handler.render(ctx, new ValidationError({ email: ['The email field is required.'] }))
     assert.equal(ctx.response.statusCode, 422)
     assert.deepEqual(JSON.parse(String(ctx.response.body)).errors, { email: ['The email field is required.'] })
+  })
+
+  it('a failed web form goes back to the Referer, else the back option, else its own path if that answers GET, else /', () => {
+    const back = (url: string, headers: Record<string, string> = {}, error = new ValidationError({ name: ['Required.'] })) => {
+      const { ctx, handler } = context(headers, { url })
+      ctx.app.router.mount([Route.get('/form', () => 'form'), Route.post('/form', () => 'sent'), Route.post('/only-post', () => 'sent')])
+      const flashed: unknown[] = []
+      ctx.session = { flashErrors: (e: unknown) => flashed.push(e), flashInput: (i: unknown) => flashed.push(i) }
+      handler.render(ctx, error)
+      assert.equal(ctx.response.statusCode, 302)
+      assert.deepEqual(flashed[0], { name: ['Required.'] })
+      return ctx.response.getHeader('location')
+    }
+    assert.equal(back('/form'), '/form', 'the form answers GET')
+    assert.equal(back('/only-post'), '/', 'a POST-only path would answer 405')
+    assert.equal(back('/only-post', {}, new ValidationError({ name: ['Required.'] }, undefined, { back: '/form' })), '/form')
+    assert.equal(back('/only-post', { referer: 'http://127.0.0.1/form?step=2' }), '/form?step=2')
   })
 
   it('logs the route pattern, never a secret in a path parameter', () => {

@@ -62,7 +62,10 @@ export class ExceptionHandler {
     if (httpError instanceof ValidationError && !json && ctx.hasSession) {
       ctx.session.flashErrors(httpError.errors)
       ctx.session.flashInput(ctx.request.all())
-      res.back(httpError.back ?? ctx.request.path)
+      // Without a Referer: the form's own path when it answers GET (GET /register, POST /register),
+      // else the home page; going back to a POST-only path would end on a 405.
+      const path = ctx.request.path
+      res.back(httpError.back ?? (this.#app.router.match('GET', path).kind === 'found' ? path : '/'))
       return
     }
 

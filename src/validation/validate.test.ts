@@ -33,6 +33,12 @@ describe('validate', () => {
     assert.equal(await errorsOf({ name: 'Ann' }, { name: 'required' }), null)
   })
 
+  it('the back option travels on the error (where a failed web form without a Referer goes)', async () => {
+    const back = (options = {}) => validate({}, { name: 'required' }, options).then(() => 'passed', (e: ValidationError) => e.back)
+    assert.equal(await back({ back: '/contact' }), '/contact')
+    assert.equal(await back(), undefined)
+  })
+
   it('optional empty fields pass; nullable returns null', async () => {
     assert.deepEqual(await validate({}, { bio: 'string|max:5' }), {})
     assert.deepEqual(await validate({ bio: '' }, { bio: 'nullable|string|max:5' }), { bio: null })

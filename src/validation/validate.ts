@@ -29,6 +29,11 @@ export interface ValidateOptions {
   messages?: Record<string, string>
   /** Display names: `{ email: 'e-mail address' }`. */
   attributes?: Record<string, string>
+  /**
+   * Where a failed web form goes back to when the request has no usable Referer (a path on this
+   * site). Default: the path posted to when it answers GET, else `/`.
+   */
+  back?: string
 }
 
 export type Rules = Record<string, string | readonly RuleSpec[]>
@@ -70,7 +75,7 @@ export async function validate<T extends Record<string, unknown> = Record<string
       output[field] = result.value
     }
   }
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors, undefined, { back: options.back })
   return output as T
 }
 

@@ -264,6 +264,10 @@ test('unique on the default connection, without regard to case; a model answers 
   assert.match(page, /<p class="error">That address is already subscribed\.<\/p>/)
   assert.match(page, /<input name="newsletter_email" type="email" value="ann@example.COM">/)
 
+  const invalid = await browser.post('/subscribe', { __token: browser.csrf(), newsletter_email: 'not an address' })
+  assert.equal(path(invalid), '/contact', "validate's back option, without a Referer")
+  assert.match((await browser.get('/contact')).text, /<input name="newsletter_email" type="email" value="not an address">/)
+
   const fresh = await browser.post('/subscribe', { __token: browser.csrf(), newsletter_email: 'bob@example.com' })
   assert.equal(path(fresh), '/contact', "back('/contact') without a Referer")
   assert.match((await browser.get('/contact')).text, /<p class="success">You are subscribed\.<\/p>/)
