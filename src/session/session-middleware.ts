@@ -114,6 +114,9 @@ export async function saveSession(ctx: HttpContext): Promise<void> {
     if (state.incomingId !== null) ctx.response.clearCookie(config.cookie, { secure: cookie.secure })
     return
   }
+  // A HEAD request (a link preview, a monitor, a prefetch) shows no page, so it does not use up
+  // the flash data (messages, errors, old input) meant for the next page.
+  if (ctx.request.method === 'HEAD' && session.hasIncomingFlash) session.reflash()
   const touchEvery = Math.min(60_000, (config.lifetime * 60_000) / 4)
   const stale = now - session.lastActivity >= touchEvery
   if (!session.isDirty && !session.hasIncomingFlash && !stale) return

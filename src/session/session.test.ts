@@ -248,6 +248,17 @@ describe('SessionMiddleware', () => {
     assert.equal(after.ctx.session.getFlash('success'), undefined)
   })
 
+  it('a HEAD request does not use up flash data', async () => {
+    const { app } = memoryApp()
+    const browser = new Browser(app)
+    await browser.request({}, (ctx) => ctx.session.flash('status', 'Saved.'))
+    await browser.request({ method: 'HEAD' })
+    await browser.request({ method: 'HEAD' })
+    const page = await browser.request({})
+    assert.equal(page.ctx.session.getFlash('status'), 'Saved.')
+    assert.equal((await browser.request({})).ctx.session.getFlash('status'), undefined, 'the page used it up')
+  })
+
   it('reflash() keeps flash data one more request', async () => {
     const { app } = memoryApp()
     const browser = new Browser(app)
