@@ -6,6 +6,7 @@
  * trim the value and compare case-insensitively; an empty or non-string value never matches.
  */
 import type { ModelClass } from '../database/model.js'
+import { whereCaseless } from '../database/where-caseless.js'
 
 export interface AuthenticatableStatics {
   authColumn: string
@@ -29,7 +30,7 @@ export function Authenticates<T extends ModelClass>(Base: T) {
       // Both sides folded by the database's lower(), the function of the users table's unique
       // lower(email) index: JavaScript's toLowerCase folds more than SQLite's (ASCII only), and a
       // mismatch would lock out an address with non-ASCII capitals.
-      const row = await cls.query().whereRaw('lower(??) = lower(?)', [column, wanted]).first()
+      const row = await whereCaseless(cls.query(), column, wanted).first()
       return row ? cls.hydrate(row) : null
     }
 

@@ -19,6 +19,7 @@ import * as v from 'valibot'
 import { ValidationError } from '../http/errors.js'
 import { FrameworkError } from '../foundation/framework-error.js'
 import { db as defaultConnection, hasDatabase } from '../database/database-manager.js'
+import { whereCaseless } from '../database/where-caseless.js'
 import { formatMessage } from './messages.js'
 import { parseRules, type BuiltinRule, type ParsedRule, type RuleSpec } from './rule-spec.js'
 
@@ -253,7 +254,7 @@ async function checkDatabase(
   if (typeof value !== 'string' && typeof value !== 'number') return new RuleFailure(rule === 'unique' ? 'string' : 'exists')
   const [table, column = field, ignoreValue, ignoreColumn = 'id'] = args as [string, string?, string?, string?]
   let query = db(table).select(db.raw('1 as found')).limit(1)
-  query = typeof value === 'string' ? query.whereRaw('lower(??) = lower(?)', [column, value]) : query.where(column, value)
+  query = typeof value === 'string' ? whereCaseless(query, column, value) : query.where(column, value)
   if (rule === 'unique' && ignoreValue !== undefined && ignoreValue !== '') query = query.whereNot(ignoreColumn, ignoreValue)
   const found = (await query).length > 0
   if (rule === 'unique') return found ? new RuleFailure('unique') : null
