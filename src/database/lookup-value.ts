@@ -13,8 +13,8 @@ import type { DatabaseDriver } from './database-manager.js'
 /** Returned by `lookupValue` when the lookup must match no row. */
 export const NO_MATCH: unique symbol = Symbol('trowel.database.noMatch')
 
-/** The canonical driver behind a knex instance or transaction. */
-export function driverOf(knex: Knex): DatabaseDriver {
+/** The canonical driver behind a knex instance, transaction or query builder. */
+export function driverOf(knex: Pick<Knex, 'client'>): DatabaseDriver {
   const dialect = String((knex.client as { dialect?: unknown }).dialect ?? '')
   if (dialect.startsWith('postgres') || dialect === 'pg') return 'postgres'
   if (dialect.startsWith('mysql')) return 'mysql'

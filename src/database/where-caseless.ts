@@ -14,7 +14,6 @@ import type { Knex } from 'knex'
 import { driverOf } from './lookup-value.js'
 
 export function whereCaseless<Q extends Knex.QueryBuilder>(query: Q, column: string, value: string): Q {
-  const client = (query as unknown as { client: Knex['client'] }).client
-  if (driverOf({ client } as Knex) === 'mysql') query.where(column, value)
+  if (driverOf(query) === 'mysql') query.where(column, value)
   return query.whereRaw('lower(??) = lower(?)', [column, value]) as Q
 }
