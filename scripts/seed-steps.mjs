@@ -116,3 +116,18 @@ document.getElementById('api-button').addEventListener('click', async () => {
     )
   })
 }
+
+/**
+ * Turns the login budgets off in an app's config/auth.ts (`login`, `ip`, `account`: null), for
+ * load runs and benchmarks that log in thousands of times as one user from one address.
+ */
+export function disableLoginBudgets(dir) {
+  const file = join(dir, 'config/auth.ts')
+  const text = readFileSync(file, 'utf8')
+  const edited = text
+    .replace(/\blogin: \{ attempts: [^}]*\}/, 'login: null')
+    .replace(/\bip: \{ attempts: [^}]*\}/, 'ip: null')
+    .replace(/\baccount: \{ attempts: [^}]*\}/, 'account: null')
+  if (edited === text) throw new Error('config/auth.ts has no generated GUARDS.throttle block to edit')
+  writeFileSync(file, edited)
+}

@@ -29,3 +29,8 @@ export { SessionMiddleware, VerifyCsrfTokenMiddleware, Session } from './session
 export { Mailable, Mailer } from './mail/index.js'
 export { validate } from './validation/index.js'
 export { Logger } from './support/logger.js'
+export { ObservabilityProvider } from './observability/observability-provider.js'
+export { HealthCheck, type HealthCheckOptions } from './observability/health.js'
+export type { AppMetrics } from './observability/metrics.js'
+export type { ResponseHook } from './http/request-handler.js'
+export { events, Emitter, type EventMap, type EventName, type EventPayload, type Listener } from './events/index.js'

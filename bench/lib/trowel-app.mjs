@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { applyApiSteps, applyAuthSteps } from '../../scripts/seed-steps.mjs'
+import { applyApiSteps, applyAuthSteps, disableLoginBudgets } from '../../scripts/seed-steps.mjs'
 import { ROOT, runNode, startServer, freePort } from './common.mjs'
 
 export const BENCH_USER = { name: 'Bench User', email: 'bench@example.test', password: 'correct-horse-battery-bench-4711' }
@@ -38,6 +38,8 @@ export function createTrowelApp({ auth = true, api = true, editApiConfig, env: a
   runNode([join(ROOT, 'bin/craft.js'), 'new', dir], { cwd: parent })
   const craft = (args) => runNode(['craft', ...args], { cwd: dir, env: appEnv })
   if (auth) applyAuthSteps(dir, craft)
+  // Benchmarks log in many times as one user from one address: the budgets would refuse them.
+  if (auth) disableLoginBudgets(dir)
   if (api) applyApiSteps(dir, craft)
   if (api && editApiConfig) {
     const file = join(dir, 'config/api.ts')

@@ -5,7 +5,6 @@
  * JWT — never the JWT — and is added to the model's hidden fields.
  */
 import type { ModelClass } from '../database/model.js'
-import { sha256Hex } from './jwt/index.js'
 import { getJwtService } from './jwt-service-registry.js'
 
 export function AuthenticatesTokens<T extends ModelClass>(Base: T) {
@@ -19,17 +18,9 @@ export function AuthenticatesTokens<T extends ModelClass>(Base: T) {
       return own.includes(column) ? own : [...own, column]
     }
 
-    /** The user whose token column holds the digest of `token`, or null (null/empty never match). */
-    static async findByToken(token: unknown): Promise<any | null> {
-      if (typeof token !== 'string' || token === '') return null
-      const cls = this as unknown as ModelClass & { tokenColumn: string }
-      const row = await cls.query().where(cls.tokenColumn, sha256Hex(token)).first()
-      return row ? cls.hydrate(row) : null
-    }
-
     /** Issues a JWT for this user and stores its digest (replacing any earlier token). */
     async generateJwt(): Promise<string> {
-      return getJwtService().issue(this)
+      return getJwtService().issue(this as unknown as { getKey(): unknown })
     }
   }
   return TokenAuthenticatable

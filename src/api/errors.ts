@@ -1,34 +1,36 @@
 /**
  * @module api/errors
- * The JWT API's HTTP errors, with the exact bodies of SPEC §6. The 401s carry
- * `WWW-Authenticate: Bearer`.
+ * The JWT API's HTTP errors, with the exact bodies the token routes promise. The 401s of the
+ * `api` stack carry `WWW-Authenticate: Bearer`.
  */
-import { HttpError } from '../http/http-error.js'
+import { UnauthorizedError } from '../http/errors.js'
+import { InvalidCredentialsError } from '../auth/errors.js'
 import { FrameworkError } from '../foundation/framework-error.js'
 
 const BEARER = { 'WWW-Authenticate': 'Bearer' }
 
-export class TokenMissingError extends HttpError {
+export class TokenMissingError extends UnauthorizedError {
   constructor() {
-    super(401, 'E_TOKEN_MISSING', 'Authentication token missing', { headers: BEARER })
+    super('Authentication token missing', { code: 'E_TOKEN_MISSING', headers: BEARER })
   }
 }
 
-export class TokenInvalidError extends HttpError {
+export class TokenInvalidError extends UnauthorizedError {
   constructor(options: { cause?: unknown } = {}) {
-    super(401, 'E_TOKEN_INVALID', 'Token invalid. Try reauthenticating.', { headers: BEARER, cause: options.cause })
+    super('Token invalid. Try reauthenticating.', { code: 'E_TOKEN_INVALID', headers: BEARER, cause: options.cause })
   }
 }
 
-export class ApiCredentialsError extends HttpError {
+/** The token route's answer to wrong credentials (same code as the web's, the API's wording). */
+export class ApiCredentialsError extends InvalidCredentialsError {
   constructor() {
-    super(401, 'E_INVALID_CREDENTIALS', 'Could not find username or password')
+    super('Could not find username or password')
   }
 }
 
-export class ReauthFailedError extends HttpError {
-  constructor() {
-    super(401, 'E_REAUTH_FAILED', 'Could not reauthenticate based on given token.')
+export class ReauthFailedError extends UnauthorizedError {
+  constructor(options: { cause?: unknown } = {}) {
+    super('Could not reauthenticate based on given token.', { code: 'E_REAUTH_FAILED', cause: options.cause })
   }
 }
 

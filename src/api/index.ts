@@ -1,7 +1,7 @@
 /**
  * @module trowel/api
- * The optional JWT API: `ApiProvider`, `Api.routes()`, `AuthenticatesTokens`, and the `api` and
- * `guard` stacks' middleware.
+ * The optional JWT API: `ApiProvider`, `Api.routes()`, `AuthenticatesTokens`, the `jwt` guard,
+ * and the `api` and `guard` stacks' middleware.
  */
 export { Api } from './api.js'
 export { ApiProvider } from './api-provider.js'
@@ -9,7 +9,7 @@ export { AuthenticatesTokens } from './authenticates-tokens.js'
 export { JWTAuthenticationMiddleware } from './middleware/jwt-authentication-middleware.js'
 export { LoadUserMiddleware } from './middleware/load-user-middleware.js'
 export { GuardMiddleware } from './middleware/guard-middleware.js'
-export { JwtGuard } from './guards/jwt-guard.js'
-export { JwtService, type JwtDriverConfig, type VerifiedToken } from './jwt-service.js'
+export * from './guards/jwt/index.js'
+export { JwtService, type JwtDriverConfig } from './jwt-service.js'
 export { TokenMissingError, TokenInvalidError, ApiCredentialsError, ReauthFailedError, ApiConfigError } from './errors.js'
 export * from './jwt/index.js'

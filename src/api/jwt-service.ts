@@ -1,18 +1,21 @@
 /**
  * @module api/jwt-service
- * Issues, verifies and re-issues the API's JWTs for one model (`DRIVERS.jwt` of `config/api.ts`).
- * - Issuing stores the SHA-256 hex digest of the JWT in the model's token column.
- * - `authenticate` verifies signature, algorithm, expiry and version; with `authenticates: true`
- *   it also checks that the digest is the one stored for `sub` (one primary-key lookup through a
- *   statement prepared once per connection), otherwise it makes no query at all.
- * - `reauth` ignores expiry only; the stored digest must match and is replaced with
- *   `UPDATE ... WHERE pk = sub AND column = old digest`, so exactly one of N concurrent reauths
- *   with one token wins and the old token can never be reauthed again.
+ * Issues, verifies and re-issues the API's JWTs (`DRIVERS.jwt` of `config/api.ts`), storing
+ * each user's current token digest through a JwtUserProvider (the token column by default).
+ * Failures are `JwtError`s, never HTTP errors: the JWT guard and the token routes decide the
+ * answer.
+ * - `issue` stores the SHA-256 hex digest of the new JWT (replacing any earlier one).
+ * - `verify` checks signature, algorithm, expiry and version, with the current secret and then
+ *   each previous one; no query.
+ * - `reissue` ignores expiry only; the stored digest must match and is replaced atomically, so of
+ *   N concurrent reissues with one token exactly one wins, and the old token never works again.
  */
-import { JwtCodec, JwtError, JwtInvalidError, sha256Hex, type JwtPayload } from './jwt/index.js'
-import { ReauthFailedError, TokenInvalidError } from './errors.js'
-import { getDatabase } from '../database/database-manager.js'
-import { timingSafeEqualString } from '../auth/tokens/index.js'
+import { JwtCodec, JwtInvalidError, JwtRevokedError, sha256Hex, type JwtPayload } from './jwt/index.js'
+import type { AuthUser } from '../auth/types.js'
+import { ModelJwtUserProvider } from './guards/jwt/user-provider.js'
+import type { JwtUserProvider } from './guards/jwt/types.js'
+
+export type { VerifiedToken } from './guards/jwt/types.js'
 
 export interface JwtDriverConfig {
   algorithm: string
@@ -29,97 +32,36 @@ export interface JwtDriverConfig {
   previousSecrets?: string[]
 }
 
-export interface VerifiedToken {
-  token: string
-  digest: string
-  payload: JwtPayload
-}
+/** The longest token `reissue` looks at. */
+const MAX_TOKEN_LENGTH = 8192
 
-/**
- * A verified token whose digest is computed on first use (most requests never need it). With
- * `authenticates: true` it also keeps the user row read for the digest check, so
- * LoadUserMiddleware does not read it a second time in the same request.
- */
-class LazyVerifiedToken implements VerifiedToken {
-  #digest: string | undefined
-  readonly row: Record<string, unknown> | undefined
-
-  constructor(
-    readonly token: string,
-    readonly payload: JwtPayload,
-    digest?: string,
-    row?: Record<string, unknown>,
-  ) {
-    this.#digest = digest
-    this.row = row
-  }
-
-  get digest(): string {
-    return (this.#digest ??= sha256Hex(this.token))
-  }
-}
-
-export class JwtService {
+export class JwtService<User extends AuthUser = any> {
   readonly codec: JwtCodec
   /** Codecs for previous secrets: they verify tokens signed before a rotation. */
   readonly previous: JwtCodec[]
-  readonly model: any
-  readonly column: string
+  /** With `authenticates: true`, a request's token must also be its user's stored one. */
   readonly authenticates: boolean
+  readonly provider: JwtUserProvider<User>
 
-  constructor(config: JwtDriverConfig) {
-    this.codec = new JwtCodec({
-      algorithm: config.algorithm,
-      secret: config.secret,
-      expires: config.expires,
-      version: config.version,
-      leeway: config.leeway,
-    })
-    this.previous = (config.previousSecrets ?? []).map(
-      (secret) => new JwtCodec({ algorithm: config.algorithm, secret, expires: config.expires, version: config.version, leeway: config.leeway }),
-    )
-    this.model = config.model
-    this.column = config.model?.tokenColumn ?? 'api_token'
+  constructor(config: JwtDriverConfig, provider?: JwtUserProvider<User>) {
+    const codecConfig = { algorithm: config.algorithm, expires: config.expires, version: config.version, leeway: config.leeway }
+    this.codec = new JwtCodec({ ...codecConfig, secret: config.secret })
+    this.previous = (config.previousSecrets ?? []).map((secret) => new JwtCodec({ ...codecConfig, secret }))
     this.authenticates = config.authenticates === true
-  }
-
-  get primaryKey(): string {
-    return this.model.getPrimaryKey?.() ?? 'id'
+    this.provider = provider ?? (new ModelJwtUserProvider(config.model) as unknown as JwtUserProvider<User>)
   }
 
   /** Signs a token for `user`, stores its digest and returns the JWT. */
-  async issue(user: any): Promise<string> {
+  async issue(user: User): Promise<string> {
     const { token } = this.codec.sign(String(user.getKey()))
     const digest = sha256Hex(token)
-    await this.model.query().where(this.primaryKey, user.getKey()).update({ [this.column]: digest })
-    user.forceFill?.({ [this.column]: digest })
+    await this.provider.storeDigest(user, digest)
     return token
   }
 
-  /** Verifies a presented token for a request; throws TokenInvalidError. */
-  async authenticate(token: string): Promise<VerifiedToken> {
-    let payload: JwtPayload
-    try {
-      payload = this.#verify(token, false)
-    } catch (error) {
-      if (error instanceof JwtError) throw new TokenInvalidError({ cause: error })
-      throw error
-    }
-    if (!this.authenticates) return new LazyVerifiedToken(token, payload)
-    const digest = sha256Hex(token)
-    const row = await this.#row(payload.sub)
-    if (!this.#holds(row, digest)) throw new TokenInvalidError()
-    return new LazyVerifiedToken(token, payload, digest, row)
-  }
-
-  /** The user `verified` names: the row read by the `authenticates` check when there was one. */
-  userFor(verified: VerifiedToken): Promise<any | null> {
-    const row = verified instanceof LazyVerifiedToken ? verified.row : undefined
-    return row && typeof this.model.hydrate === 'function' ? Promise.resolve(this.model.hydrate(row)) : this.findById(verified.payload.sub)
-  }
-
-  /** Verifies with the current secret, then with each previous one (signature failures only). */
-  #verify(token: string, ignoreExpiration: boolean): JwtPayload {
+  /** The payload of a valid token; throws a JwtError. Tries each previous secret on a bad signature. */
+  verify(token: string, options: { ignoreExpiration?: boolean } = {}): JwtPayload {
+    const ignoreExpiration = options.ignoreExpiration === true
     try {
       return this.codec.verify(token, { ignoreExpiration })
     } catch (error) {
@@ -135,52 +77,23 @@ export class JwtService {
     }
   }
 
-  /** True when `digest` is the one stored for user `sub`. */
-  async isCurrent(sub: string, digest: string): Promise<boolean> {
-    return this.#holds(await this.#row(sub), digest)
-  }
-
-  /** The user row for `sub` (one primary-key lookup through a prepared statement). */
-  #row(sub: string): Promise<Record<string, unknown> | undefined> {
-    return getDatabase().prepared(this.model.connection).findBy(this.model.getTable(), this.primaryKey, sub)
-  }
-
-  #holds(row: Record<string, unknown> | undefined, digest: string): boolean {
-    return row !== undefined && timingSafeEqualString(row[this.column], digest)
-  }
-
-  /** Exchanges a (possibly expired) token for a new one; throws ReauthFailedError. */
-  async reauth(oldToken: unknown): Promise<string> {
-    return (await this.reissue(oldToken)).token
-  }
-
-  /** `reauth()`, also naming the user (`sub`) the new token is for. */
+  /** Exchanges a (possibly expired) current token for a new one; throws a JwtError. */
   async reissue(oldToken: unknown): Promise<{ token: string; sub: string }> {
-    if (typeof oldToken !== 'string' || oldToken === '' || oldToken.length > 8192) throw new ReauthFailedError()
-    let payload: JwtPayload
-    try {
-      payload = this.#verify(oldToken, true)
-    } catch (error) {
-      if (error instanceof JwtError) throw new ReauthFailedError()
-      throw error
-    }
-    const oldDigest = sha256Hex(oldToken)
+    if (typeof oldToken !== 'string' || oldToken === '' || oldToken.length > MAX_TOKEN_LENGTH) throw new JwtInvalidError()
+    const payload = this.verify(oldToken, { ignoreExpiration: true })
     const { token } = this.codec.sign(payload.sub)
-    const updated = await this.model
-      .query()
-      .where(this.primaryKey, payload.sub)
-      .where(this.column, oldDigest)
-      .update({ [this.column]: sha256Hex(token) })
-    if (updated !== 1) throw new ReauthFailedError()
+    if (!(await this.provider.replaceDigest(payload.sub, sha256Hex(oldToken), sha256Hex(token)))) throw new JwtRevokedError()
     return { token, sub: payload.sub }
   }
 
-  /** The user whose token column holds `digest`, or null. */
-  async findByDigest(digest: string): Promise<any | null> {
-    return this.model.findBy(this.column, digest)
+  /** Clears `user`'s current token: it can be neither used (with `authenticates`) nor reissued. */
+  async revoke(user: User): Promise<void> {
+    await this.provider.storeDigest(user, null)
   }
+}
 
-  findById(id: string): Promise<any | null> {
-    return Promise.resolve(this.model.find(id))
+declare module '../container/bindings.js' {
+  interface ContainerBindings {
+    'api.jwt': JwtService
   }
 }

@@ -9,9 +9,8 @@ import { Route } from '../routing/route.js'
 import type { RouteDefinition } from '../routing/route-definition.js'
 import type { HttpContext } from '../http/context.js'
 import { ValidationError } from '../http/errors.js'
-import type { JwtService } from './jwt-service.js'
-import type { CredentialVerifier } from '../auth/credential-verifier.js'
-import { ApiCredentialsError, ReauthFailedError } from './errors.js'
+import type { JwtGuard } from './guards/jwt/guard.js'
+import { ApiCredentialsError } from './errors.js'
 
 export interface ApiRoutesOptions {
   authRoute?: string
@@ -30,13 +29,9 @@ function stringField(ctx: HttpContext, name: string): string | undefined {
 async function issueToken(ctx: HttpContext): Promise<unknown> {
   const username = stringField(ctx, 'username')
   const password = stringField(ctx, 'password')
-  const jwt = ctx.app.make<JwtService>('api.jwt')
-  const verifier = ctx.app.make<CredentialVerifier>('auth.verifier')
-  const user = await verifier.verify(jwt.model, username, password, ctx.request.ip(), 'api')
-  if (!user) throw new ApiCredentialsError()
-  const token = await jwt.issue(user)
-  ctx.app.log.info('auth.token_issued', { user_id: user.getKey(), ip: ctx.request.ip() })
-  return { data: token }
+  const guard = ctx.auth.resolve<JwtGuard>('jwt')
+  if (!(await guard.attempt(username, password))) throw new ApiCredentialsError()
+  return { data: guard.token }
 }
 
 async function reissueToken(ctx: HttpContext): Promise<unknown> {
@@ -44,14 +39,7 @@ async function reissueToken(ctx: HttpContext): Promise<unknown> {
   if (value !== undefined && value !== null && typeof value !== 'string') {
     throw new ValidationError({ token: ['The token field must be a string.'] })
   }
-  try {
-    const { token, sub } = await ctx.app.make<JwtService>('api.jwt').reissue(value)
-    ctx.app.log.info('auth.token_reissued', { user_id: sub, ip: ctx.request.ip() })
-    return { data: token }
-  } catch (error) {
-    if (error instanceof ReauthFailedError) ctx.app.log.info('auth.reauth_failed', { ip: ctx.request.ip() })
-    throw error
-  }
+  return { data: await ctx.auth.resolve<JwtGuard>('jwt').reissue(value) }
 }
 
 function tokenRoute(path: string, handler: (ctx: HttpContext) => unknown, name: string): RouteDefinition {

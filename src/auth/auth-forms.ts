@@ -9,20 +9,22 @@ import { TooManyRequestsError, ValidationError } from '../http/errors.js'
 import { validate } from '../validation/index.js'
 import { UniqueConstraintError } from '../database/errors.js'
 import { db } from '../database/database-manager.js'
-import type { Auth } from './auth.js'
+import { formatMessage } from '../validation/messages.js'
 import { InvalidCredentialsError } from './errors.js'
 import { AUTH_MESSAGES } from './messages.js'
+import { clientKey } from './throttle/client-key.js'
+import type { Budget } from './throttle/budget.js'
 
-function auth(ctx: HttpContext): Auth {
-  return ctx.auth as Auth
+function auth(ctx: HttpContext) {
+  return ctx.auth
 }
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value : ''
 }
 
-/** Runs the rules, then the password policy, and throws one ValidationError with every message. */
-async function validateWithPolicy(ctx: HttpContext, rules: Record<string, string>, back?: string): Promise<Record<string, unknown>> {
+/** Runs the rules, then the password policy: the valid data and every message (none: `{}`). */
+async function checkWithPolicy(ctx: HttpContext, rules: Record<string, string>): Promise<{ data: Record<string, unknown>; errors: Record<string, string[]> }> {
   const passwordField = 'password'
   const input = ctx.request.body // passwords never come from the query string
   let errors: Record<string, string[]> = {}
@@ -38,13 +40,43 @@ async function validateWithPolicy(ctx: HttpContext, rules: Record<string, string
     const problem = auth(ctx).manager.policy.check(password)
     if (problem) errors[passwordField] = [problem]
   }
+  return { data, errors }
+}
+
+/** Runs the rules, then the password policy, and throws one ValidationError with every message. */
+async function validateWithPolicy(ctx: HttpContext, rules: Record<string, string>, back?: string): Promise<Record<string, unknown>> {
+  const { data, errors } = await checkWithPolicy(ctx, rules)
   if (Object.keys(errors).length > 0) throw new ValidationError(errors, undefined, { back })
   return data
 }
 
+/**
+ * Takes one slot of `budget` for the client's address (an IPv6 client by its /64). Within the
+ * budget: null. Over it: JSON gets 429 `E_TOO_MANY_REQUESTS` with `Retry-After` (thrown); a web
+ * form a 302 to `back` with the "too many attempts" message and its input kept (never passwords).
+ */
+async function spend(ctx: HttpContext, budget: Budget, back: string): Promise<unknown> {
+  const { request } = ctx
+  const wait = await budget.take(budget.key(clientKey(request.ip())))
+  if (wait === null) return null
+  const error = new TooManyRequestsError(wait)
+  ctx.app.log.warn(`auth.${budget.name}_throttled`, { ip: request.ip(), request_id: request.id, retry_after: error.retryAfter })
+  if (request.wantsJson() || !ctx.hasSession) throw error
+  ctx.session.flash('error', AUTH_MESSAGES.throttled(error.retryAfter))
+  ctx.session.flashInput(request.body)
+  return ctx.response.redirect(back)
+}
+
+/** Visitors only: a logged-in user asking for a login, register or reset form goes to /home. */
+async function guestsOnly(ctx: HttpContext): Promise<unknown> {
+  return (await auth(ctx).check()) ? ctx.response.redirect('/home') : null
+}
+
 export const AuthForms = {
-  /** GET /login */
-  showLogin(ctx: HttpContext): string {
+  /** GET /login (logged in: 302 to /home) */
+  async showLogin(ctx: HttpContext): Promise<unknown> {
+    const home = await guestsOnly(ctx)
+    if (home) return home
     const next = sameSitePath(ctx.request.input('next'))
     return ctx.view.render('auth/login', { next })
   },
@@ -90,20 +122,35 @@ export const AuthForms = {
     return ctx.view.render('auth/home', { user: auth(ctx).user() })
   },
 
-  /** GET /register */
-  showRegister(ctx: HttpContext): string {
-    return ctx.view.render('auth/register')
+  /** GET /register (logged in: 302 to /home) */
+  async showRegister(ctx: HttpContext): Promise<unknown> {
+    return (await guestsOnly(ctx)) ?? ctx.view.render('auth/register')
   },
 
-  /** POST /register: valid → user created, logged in, 302 /home; invalid → 302 back with errors. */
+  /**
+   * POST /register: valid → user created, logged in, 302 /home; invalid → 302 back with errors.
+   * One slot of the `register` budget per client address is taken first, before any look-up or
+   * hashing. A taken address costs the same hash as a free one (see docs/security.md).
+   */
   async register(ctx: HttpContext): Promise<unknown> {
-    const model = auth(ctx).manager.model
+    const manager = auth(ctx).manager
+    const throttled = await spend(ctx, manager.budgets.register, '/register')
+    if (throttled) return throttled
+    const model = manager.model
     const column: string = model.authColumn ?? 'email'
-    const data = await validateWithPolicy(ctx, {
+    const { data, errors } = await checkWithPolicy(ctx, {
       name: 'required|string|max:255',
       [column]: `required|string|email|max:255|unique:${model.getTable()},${column}`,
       password: 'required|string|min:8|max:1024|confirmed',
     })
+    const fields = Object.keys(errors)
+    if (fields.length > 0) {
+      // Only the address is taken: a free one would now be hashed (Registrar), so this one is
+      // too, and the result thrown away. The answer's cost does not tell whether it exists.
+      const taken = fields.length === 1 && errors[column]?.[0] === formatMessage(column, 'unique', {})
+      if (taken) await manager.hasher.hash(String(ctx.request.body.password))
+      throw new ValidationError(errors)
+    }
     try {
       await auth(ctx).register({ name: data.name, [column]: data[column], password: data.password })
     } catch (error) {
@@ -113,25 +160,39 @@ export const AuthForms = {
     return ctx.response.redirect('/home')
   },
 
-  /** GET /password_reset */
-  showPasswordReset(ctx: HttpContext): string {
-    return ctx.view.render('auth/password_reset')
+  /** GET /password_reset (logged in: 302 to /home) */
+  async showPasswordReset(ctx: HttpContext): Promise<unknown> {
+    return (await guestsOnly(ctx)) ?? ctx.view.render('auth/password_reset')
   },
 
-  /** POST /password_reset: the same answer whether or not the address exists. */
+  /**
+   * POST /password_reset: the same answer, at the same speed, whether or not the address exists.
+   * The input's shape is checked and one slot of the `reset` budget per client address taken;
+   * then it answers, and the look-up, token and e-mail happen after (`auth.passwordReset`).
+   */
   async sendPasswordReset(ctx: HttpContext): Promise<unknown> {
     await validate(ctx.request.all(), { email: 'required|string|max:255' })
+    const throttled = await spend(ctx, auth(ctx).manager.budgets.reset, '/password_reset')
+    if (throttled) return throttled
     await auth(ctx).passwordReset(ctx.request.input('email'))
     if (ctx.request.wantsJson()) return { message: AUTH_MESSAGES.resetSent }
     ctx.session.flash('success', AUTH_MESSAGES.resetSent)
     return ctx.response.redirect('/password_reset')
   },
 
-  /** GET /change_password/@token (or ?token=) */
-  showChangePassword(ctx: HttpContext): string {
+  /**
+   * GET /change_password/@token (or ?token=): the new-password form; for a token that is unknown,
+   * used or expired, the "invalid or expired" message instead (`invalid: true`), before anyone
+   * types a password. Nothing is consumed.
+   */
+  async showChangePassword(ctx: HttpContext): Promise<string> {
     ctx.response.header('Referrer-Policy', 'no-referrer')
     ctx.response.header('Cache-Control', 'no-store')
     const token = text(ctx.params.token ?? ctx.request.input('token'))
+    if (!(await auth(ctx).manager.broker.isUsable(token))) {
+      const messages = { ...(ctx.view.globals().messages as Record<string, unknown>), error: AUTH_MESSAGES.resetInvalid }
+      return ctx.view.render('auth/change_password', { token: '', invalid: true, messages })
+    }
     return ctx.view.render('auth/change_password', { token })
   },
 
@@ -147,7 +208,6 @@ export const AuthForms = {
       ctx.session.flash('error', AUTH_MESSAGES.resetInvalid)
       return ctx.response.redirect(back)
     }
-    ctx.app.log.info('auth.password_reset', { user_id: (user as { getKey(): unknown }).getKey(), ip: ctx.request.ip() })
     if (ctx.request.wantsJson()) return { message: AUTH_MESSAGES.passwordChanged }
     ctx.session.flash('success', AUTH_MESSAGES.passwordChanged)
     return ctx.response.redirect('/login')

@@ -1,49 +1,65 @@
 /**
  * @module auth/auth-manager
- * The app-wide part of auth (one per app): the config of `config/auth.ts`, the hasher, the
- * throttle, the credential verifier, the login-token repository, the password broker, and the
- * guard factories (`web` built in; ApiProvider adds `jwt`). Guards themselves are per request.
+ * The app-wide part of auth (one per app, `app.make('auth')`): the checked `GUARDS` config, the
+ * hasher and password policy, the credential verifier, the web logins, registration, password
+ * resets, and the guard factories (`web` built in; ApiProvider adds `jwt`). Guards themselves are
+ * built per request by `Auth`.
  */
 import type { HttpContext } from '../http/context.js'
+import type { Emitter } from '../events/emitter.js'
 import type { Guard } from './guards/guard.js'
 import { AuthConfigError } from './errors.js'
+import type { AuthGuardsConfig, ResolvedAuthConfig } from './auth-config.js'
 import type { CredentialVerifier } from './credential-verifier.js'
-import type { LoginTokenRepository } from './login-token-repository.js'
+import type { LoginTokenRepository } from './guards/web/login-token-repository.js'
 import type { PasswordBroker } from './password-broker.js'
+import type { Registrar } from './registrar.js'
 import type { Hasher, PasswordPolicy } from './hashing/index.js'
+import type { AuthModel } from './user-providers/model-user-provider.js'
+import type { Budget } from './throttle/budget.js'
+import type { BudgetName } from './auth-config.js'
 
-export type GuardFactory = (ctx: HttpContext, name: string) => Guard
+export type GuardFactory = (ctx: HttpContext, name: string) => Guard<any>
 
-export interface AuthGuardsConfig {
-  default: string
-  password_reset_table?: string
-  password_reset_expiration?: number | null
-  [guard: string]: unknown
+export interface AuthManagerDependencies {
+  /** `GUARDS` as written in config/auth.ts. */
+  config: AuthGuardsConfig
+  resolved: ResolvedAuthConfig
+  hasher: Hasher
+  policy: PasswordPolicy
+  verifier: CredentialVerifier
+  tokens: LoginTokenRepository
+  broker: PasswordBroker
+  registrar: Registrar
+  events: Emitter
+  /** The attempt budgets of `GUARDS.throttle`, sharing the throttle store. */
+  budgets: Record<BudgetName, Budget>
 }
 
 export class AuthManager {
   readonly config: AuthGuardsConfig
+  readonly resolved: ResolvedAuthConfig
   readonly hasher: Hasher
   readonly policy: PasswordPolicy
   readonly verifier: CredentialVerifier
   readonly tokens: LoginTokenRepository
   readonly broker: PasswordBroker
+  readonly registrar: Registrar
+  readonly events: Emitter
+  readonly budgets: Record<BudgetName, Budget>
   readonly #factories = new Map<string, GuardFactory>()
 
-  constructor(deps: {
-    config: AuthGuardsConfig
-    hasher: Hasher
-    policy: PasswordPolicy
-    verifier: CredentialVerifier
-    tokens: LoginTokenRepository
-    broker: PasswordBroker
-  }) {
+  constructor(deps: AuthManagerDependencies) {
     this.config = deps.config
+    this.resolved = deps.resolved
     this.hasher = deps.hasher
     this.policy = deps.policy
     this.verifier = deps.verifier
     this.tokens = deps.tokens
     this.broker = deps.broker
+    this.registrar = deps.registrar
+    this.events = deps.events
+    this.budgets = deps.budgets
   }
 
   /** Registers a guard driver under a name (`jwt`, ...). */
@@ -55,17 +71,33 @@ export class AuthManager {
     return this.#factories.has(name)
   }
 
-  /** The model of the default web guard (`GUARDS.web.model`). */
-  get model(): any {
-    const web = this.config[this.config.default] as { model?: unknown } | undefined
-    return web?.model
+  /** The guard names this app knows. */
+  get guardNames(): string[] {
+    return [...this.#factories.keys()]
   }
 
-  createGuard(ctx: HttpContext, name: string): Guard {
+  /** The default guard's model (`GUARDS.web.model`). */
+  get model(): AuthModel | any {
+    return this.resolved.model
+  }
+
+  /** The default guard's name. */
+  get defaultGuard(): string {
+    return this.resolved.defaultGuard
+  }
+
+  createGuard(ctx: HttpContext, name: string): Guard<any> {
     const factory = this.#factories.get(name)
     if (!factory) {
-      throw new AuthConfigError(`Unknown guard "${name}". Known guards: ${[...this.#factories.keys()].join(', ')} (config/auth.ts; the jwt guard comes with ApiProvider).`)
+      throw new AuthConfigError(`Unknown guard "${name}". Known guards: ${this.guardNames.join(', ')} (config/auth.ts; the jwt guard comes with ApiProvider).`)
     }
     return factory(ctx, name)
+  }
+}
+
+declare module '../container/bindings.js' {
+  interface ContainerBindings {
+    auth: AuthManager
+    'auth.manager': AuthManager
   }
 }

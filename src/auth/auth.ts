@@ -1,36 +1,39 @@
 /**
  * @module auth/auth
  * `Auth`, reached as `ctx.auth`: a fresh instance per request, so the guard choice never leaks
- * between requests. `auth.guard('jwt')` gives the same API on another guard for this request.
+ * between requests. Each guard is built once per request and shared by every `Auth` of that
+ * request: `auth.guard('jwt')` gives the same API on another guard, and the user it found stays
+ * found. Registration and password resets are delegated to the manager's Registrar and
+ * PasswordBroker; this class adds the login and the event around them.
  */
 import type { HttpContext } from '../http/context.js'
 import type { AuthManager } from './auth-manager.js'
 import type { Guard } from './guards/guard.js'
-import { MAX_PASSWORD_LENGTH, isPasswordTooLong } from './hashing/password-length.js'
-import { AuthConfigError } from './errors.js'
-import { UniqueConstraintError } from '../database/errors.js'
+import type { RegisterData } from './registrar.js'
+import { eventBase } from './events.js'
+import { Budget } from './throttle/budget.js'
+import { clientKey } from './throttle/client-key.js'
+import { normalizeEmail } from './email.js'
 
-const GUARDS = Symbol('auth.guards')
+export type { RegisterData }
 
-export interface RegisterData {
-  name?: unknown
-  email?: unknown
-  password?: unknown
-  [key: string]: unknown
-}
+/** At most one reset e-mail per address in this window (section 9 item 6). */
+export const RESET_MAIL_LIMIT = Object.freeze({ attempts: 1, minutes: 1 })
 
 export class Auth {
   readonly #ctx: HttpContext
   readonly #manager: AuthManager
+  readonly #guards: Map<string, Guard<any>>
   #guardName: string
 
-  constructor(ctx: HttpContext, manager: AuthManager, guardName?: string) {
+  constructor(ctx: HttpContext, manager: AuthManager, guardName?: string, guards: Map<string, Guard<any>> = new Map()) {
     this.#ctx = ctx
     this.#manager = manager
-    this.#guardName = guardName ?? manager.config.default
+    this.#guards = guards
+    this.#guardName = guardName ?? manager.defaultGuard
   }
 
-  /** The seed's route list for web authentication (see AuthRoutes). */
+  /** The generated auth pages' routes (see auth-routes.ts). */
   static routes: () => unknown[]
 
   get manager(): AuthManager {
@@ -39,13 +42,13 @@ export class Auth {
 
   /** The same API on another guard, for this request only. */
   guard(name: string): Auth {
-    this.#current(name)
-    return new Auth(this.#ctx, this.#manager, name)
+    this.resolve(name)
+    return new Auth(this.#ctx, this.#manager, name, this.#guards)
   }
 
   /** Makes `name` this request's default guard (used by `guard:<name>` middleware). */
   use(name: string): this {
-    this.#current(name)
+    this.resolve(name)
     this.#guardName = name
     return this
   }
@@ -54,44 +57,48 @@ export class Auth {
     return this.#guardName
   }
 
-  #current(name = this.#guardName): Guard {
-    const state = this.#ctx.state as { [GUARDS]?: Map<string, Guard> }
-    const guards = (state[GUARDS] ??= new Map())
-    let guard = guards.get(name)
+  /** This request's instance of guard `name` (default: the current one). */
+  resolve<G extends Guard<any> = Guard<any>>(name = this.#guardName): G {
+    let guard = this.#guards.get(name)
     if (!guard) {
       guard = this.#manager.createGuard(this.#ctx, name)
-      guards.set(name, guard)
+      this.#guards.set(name, guard)
     }
-    return guard
+    return guard as G
   }
 
-  /** The logged-in user, or null. */
+  /** The logged-in user, or null (known once the guard has checked the request). */
   user<T = any>(): T | null {
-    return this.#current().user() as T | null
+    return this.resolve().user as T | null
   }
 
-  /** Loads the user from the request's credentials (cookie or token); null when none. */
-  check<T = any>(): Promise<T | null> {
-    return this.#current().check() as Promise<T | null>
+  /** True when the request carries valid credentials for this guard. */
+  check(): Promise<boolean> {
+    return this.resolve().check()
+  }
+
+  /** The request's user; throws a 401 error when there is none. */
+  authenticate<T = any>(): Promise<T> {
+    return this.resolve().authenticate() as Promise<T>
   }
 
   /** The user, logged in, or null. Throttled: may throw TooManyRequestsError. */
   attempt<T = any>(email: unknown, password: unknown): Promise<T | null> {
-    return this.#current().attempt(email, password) as Promise<T | null>
+    return this.resolve().attempt(email, password) as Promise<T | null>
   }
 
   /** The user with that primary key, logged in, or null when there is none. */
   attemptById<T = any>(id: unknown): Promise<T | null> {
-    return this.#current().attemptById(id) as Promise<T | null>
+    return this.resolve().attemptById(id) as Promise<T | null>
   }
 
   login(user: unknown): Promise<void> {
-    return this.#current().login(user)
+    return this.resolve().login(user)
   }
 
   /** Logs out and revokes the login server-side. */
   async logout(): Promise<this> {
-    await this.#current().logout()
+    await this.resolve().logout()
     return this
   }
 
@@ -100,35 +107,59 @@ export class Auth {
    * logs in and returns it. Validate first (AuthForms does); this does not check the policy.
    */
   async register<T = any>(data: RegisterData): Promise<T> {
-    const model = this.#manager.model
-    if (!model) throw new AuthConfigError('GUARDS.web.model is not set in config/auth.ts.')
-    const attributes: Record<string, unknown> = { ...data }
-    const authColumn: string = model.authColumn ?? 'email'
-    const passwordColumn: string = model.passwordColumn ?? 'password'
-    if (typeof attributes[authColumn] === 'string') attributes[authColumn] = (attributes[authColumn] as string).trim()
-    const password = attributes[passwordColumn]
-    if (typeof password !== 'string' || password.length === 0 || isPasswordTooLong(password)) {
-      throw new AuthConfigError(`auth.register needs a password string of 1 to ${MAX_PASSWORD_LENGTH} characters.`)
-    }
-    // The address is unique without case (the users migration's lower(email) index enforces it
-    // against races); checked first so that a taken address costs no hash.
-    if (typeof model.findForAuth === 'function' && (await model.findForAuth(attributes[authColumn]))) {
-      throw new UniqueConstraintError(authColumn)
-    }
-    attributes[passwordColumn] = await this.#manager.hasher.hash(password)
-    const user = await model.create(attributes)
-    this.#ctx.app.log.info('auth.registered', { user_id: user.getKey(), ip: this.#ctx.request.ip() })
-    await this.#current().login(user)
-    return user as T
+    const user = await this.#manager.registrar.create<T & { getKey(): unknown }>(data)
+    await this.resolve().login(user)
+    this.#manager.events.emit('auth:registered', eventBase(this.#ctx, this.#guardName, user))
+    return user
   }
 
-  /** Starts a reset: e-mails a link when the address exists; answers the same either way. */
-  async passwordReset(email: unknown): Promise<void> {
-    await this.#manager.broker.sendResetLink(email)
+  /**
+   * Starts a reset and returns at once: the look-up, the token write and the e-mail run after
+   * this request has been answered, so the answer and its timing are the same whether or not the
+   * address exists. An address gets at most one e-mail a minute (`reset_mail` in the throttle
+   * store, keyed by the normalised address; off with `GUARDS.throttle.reset: null`): a second
+   * request within the minute changes nothing and sends nothing. Background failures are logged
+   * (`auth.reset_request_failed`), never thrown.
+   */
+  passwordReset(email: unknown): Promise<void> {
+    const ctx = this.#ctx
+    const guard = this.#guardName
+    const manager = this.#manager
+    const reset = manager.budgets.reset
+    const mailBudget = new Budget('reset_mail', reset.store, reset.limit === null ? null : RESET_MAIL_LIMIT)
+    const where = { ip: ctx.request.ip(), request_id: ctx.request.id } // read now, for the log lines after
+    const work = async (): Promise<void> => {
+      const requested = await manager.broker.request(email, { mailBudget })
+      if (requested && requested.token === null) {
+        ctx.app.log.info('auth.reset_mail_held_back', { user_id: requested.user?.getKey?.() ?? null, ...where })
+      }
+      manager.events.emit('auth:password_reset_requested', eventBase(ctx, guard, requested?.user ?? null))
+    }
+    setImmediate(() => {
+      work().catch((error: unknown) => {
+        try {
+          ctx.app.log.error('auth.reset_request_failed', { ...where, error: error instanceof Error ? error.message : String(error) })
+        } catch {
+          // Logging must never turn into an unhandled rejection.
+        }
+      })
+    })
+    return Promise.resolve()
   }
 
   /** Finishes a reset: the user with the new password (every login revoked), or null. */
-  resetPassword<T = any>(token: unknown, password: string): Promise<T | null> {
-    return this.#manager.broker.reset(token, password) as Promise<T | null>
+  async resetPassword<T = any>(token: unknown, password: string): Promise<T | null> {
+    const user = await this.#manager.broker.reset(token, password)
+    if (!user) return null
+    this.#manager.events.emit('auth:password_reset', eventBase(this.#ctx, this.#guardName, user))
+    // The owner proved control of the address: this address's failed-login budget starts again.
+    const login = this.#manager.budgets.login
+    const column = this.#manager.model?.authColumn ?? 'email'
+    try {
+      await login.clear(login.key(normalizeEmail(user[column]), clientKey(this.#ctx.request.ip())))
+    } catch (error) {
+      this.#ctx.app.log.warn('auth.reset_budget_clear_failed', { error })
+    }
+    return user as T
   }
 }

@@ -3,10 +3,12 @@
  * The `Authenticates` model mixin: `class User extends Authenticates(Model)`.
  * `static authColumn` (default `email`) is what users log in with; `static passwordColumn`
  * (default `password`) holds the argon2id (or imported bcrypt) hash. Look-ups by the auth column
- * trim the value and compare case-insensitively; an empty or non-string value never matches.
+ * compare the normalised value (`normalizeEmail`: trimmed, NFC, lower-cased, what registration
+ * stores) and, for rows stored before that, the trimmed value as typed (`whereEmail`); an empty
+ * or non-string value never matches.
  */
 import type { ModelClass } from '../database/model.js'
-import { whereCaseless } from '../database/where-caseless.js'
+import { whereEmail } from '../database/where-caseless.js'
 
 export interface AuthenticatableStatics {
   authColumn: string
@@ -19,7 +21,7 @@ export function Authenticates<T extends ModelClass>(Base: T) {
     static authColumn = 'email'
     static passwordColumn = 'password'
 
-    /** The user whose auth column equals `value` (trimmed, case-insensitive), or null. */
+    /** The user whose auth column is `value` (normalised, case-insensitive), or null. */
     static async findForAuth(value: unknown): Promise<any | null> {
       if (typeof value !== 'string') return null
       const wanted = value.trim()
@@ -27,10 +29,9 @@ export function Authenticates<T extends ModelClass>(Base: T) {
       if (wanted === '' || wanted.length > 320 || wanted.includes('\u0000')) return null
       const cls = this as unknown as ModelClass & { authColumn: string }
       const column = cls.authColumn
-      // Both sides folded by the database's lower(), the function of the users table's unique
-      // lower(email) index: JavaScript's toLowerCase folds more than SQLite's (ASCII only), and a
-      // mismatch would lock out an address with non-ASCII capitals.
-      const row = await whereCaseless(cls.query(), column, wanted).first()
+      // normalizeEmail(wanted) and, for legacy rows, wanted as typed, both folded by the database's
+      // lower() (the users table's unique lower(email) index): see whereEmail for why both.
+      const row = await whereEmail(cls.query(), column, wanted).first()
       return row ? cls.hydrate(row) : null
     }
 

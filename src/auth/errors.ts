@@ -1,22 +1,21 @@
 /**
  * @module auth/errors
- * The auth feature's errors.
+ * The auth feature's errors. Every authentication failure is an `UnauthorizedError` (401);
+ * `AuthenticationError` is the same class under the name older code imports.
  */
-import { HttpError } from '../http/http-error.js'
+import { UnauthorizedError } from '../http/errors.js'
 import { FrameworkError } from '../foundation/framework-error.js'
 
-export class AuthenticationError extends HttpError {
-  constructor(message = 'Unauthenticated.') {
-    super(401, 'E_UNAUTHORIZED', message)
-  }
-}
+export { UnauthorizedError, UnauthorizedError as AuthenticationError }
 
-export class InvalidCredentialsError extends HttpError {
+/** Wrong identifier or password on a login that answers JSON. */
+export class InvalidCredentialsError extends UnauthorizedError {
   constructor(message = 'The email or password is incorrect.') {
-    super(401, 'E_INVALID_CREDENTIALS', message)
+    super(message, { code: 'E_INVALID_CREDENTIALS' })
   }
 }
 
+/** A mistake in `config/auth.ts` or in how auth is used (an unknown guard, a missing model). */
 export class AuthConfigError extends FrameworkError {
   constructor(message: string) {
     super('E_AUTH_CONFIG', message)

@@ -1,7 +1,8 @@
 /**
  * @module trowel/auth
- * Web authentication: `Auth`, its provider, the `Authenticates` mixin, the `auth`/`guest`
- * middleware and the logic behind the generated auth controllers (`AuthForms`).
+ * Web authentication: `Auth`, its provider and manager, the guard contract and the web guard,
+ * the `Authenticates` mixin, the `auth`/`guest` middleware, the auth events and the logic behind
+ * the generated auth controllers (`AuthForms`).
  */
 import { Auth } from './auth.js'
 import { authRoutes } from './auth-routes.js'
@@ -10,17 +11,26 @@ Auth.routes = authRoutes
 
 export { Auth }
 export { AuthProvider } from './auth-provider.js'
-export { AuthManager, type GuardFactory, type AuthGuardsConfig } from './auth-manager.js'
+export { AuthManager, type GuardFactory } from './auth-manager.js'
+export { resolveAuthConfig, type AuthGuardsConfig, type ResolvedAuthConfig } from './auth-config.js'
+export type { AuthUser, UserProvider, CredentialUserProvider } from './types.js'
+export type { Guard } from './guards/guard.js'
+export { BaseGuard, type GuardDependencies } from './guards/base-guard.js'
+export { WebGuard } from './guards/web/guard.js'
+export { AUTH_COOKIE, type WebGuardDependencies } from './guards/web/types.js'
+export { LoginTokenRepository } from './guards/web/login-token-repository.js'
+export { ModelUserProvider, type AuthModel } from './user-providers/model-user-provider.js'
 export { Authenticates } from './authenticates.js'
 export { AuthForms } from './auth-forms.js'
 export { AUTH_MESSAGES } from './messages.js'
+export type { AuthEvents, AuthEventBase } from './events.js'
 export { AuthenticationMiddleware } from './middleware/authentication-middleware.js'
 export { GuestMiddleware } from './middleware/guest-middleware.js'
 export { InitializeAuthMiddleware } from './middleware/initialize-auth-middleware.js'
-export { WebGuard, AUTH_COOKIE } from './guards/web-guard.js'
-export type { Guard } from './guards/guard.js'
-export { CredentialVerifier } from './credential-verifier.js'
+export { CredentialVerifier, BudgetExceededError, type VerifyResult } from './credential-verifier.js'
+export { normalizeEmail } from './email.js'
+export { Budget } from './throttle/budget.js'
 export { PasswordBroker } from './password-broker.js'
-export { LoginTokenRepository } from './login-token-repository.js'
-export { AuthenticationError, InvalidCredentialsError, AuthConfigError } from './errors.js'
+export { Registrar, type RegisterData } from './registrar.js'
+export { UnauthorizedError, AuthenticationError, InvalidCredentialsError, AuthConfigError } from './errors.js'
 export { Hasher, PasswordPolicy } from './hashing/index.js'

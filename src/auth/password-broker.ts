@@ -5,9 +5,13 @@
  * request replaces the old), expiring after `password_reset_expiration` minutes (fractions
  * allowed, null = never), single use: consuming it, changing the password and revoking every
  * login of that user happen in one transaction, and only the request that deletes the row wins.
+ * `request()` can be given a one-slot budget so that an address gets at most one e-mail per
+ * window; `isUsable()` tells the change-password page whether a token is still live.
  */
 import type { Knex } from 'knex'
 import { randomToken, sha256Hex } from './tokens/index.js'
+import { normalizeEmail } from './email.js'
+import type { Budget } from './throttle/budget.js'
 
 export interface PasswordBrokerOptions {
   db: () => Knex
@@ -22,6 +26,22 @@ export interface PasswordBrokerOptions {
   onSendError: (error: unknown, user: any) => void
 }
 
+export interface ResetRequestOptions {
+  /**
+   * At most one e-mail per address per window: a slot of this budget is taken, keyed by the
+   * account's normalised address, before the token is written. When none is left the request
+   * changes nothing and sends nothing (`token` is null). Budget.take throws 503 when its store
+   * is unreachable (fails closed: no mail).
+   */
+  mailBudget?: Budget | null
+}
+
+/** What `request()` did: the account's user, and its new token (null: held back by `mailBudget`). */
+export interface ResetRequested {
+  user: any
+  token: string | null
+}
+
 export class PasswordBroker {
   readonly #o: PasswordBrokerOptions
 
@@ -30,16 +50,31 @@ export class PasswordBroker {
   }
 
   /**
-   * Starts a reset. Answers the same whether or not the address exists; the mail goes out in the
-   * background, so a slow or failing mail server changes neither the answer nor its timing.
-   * Returns the token (for tests and custom flows), or null when no user has that address.
+   * Does the work of a reset request: the look-up, the token write and the e-mail (sent in the
+   * background, so a slow or failing mail server never holds this up). Returns the user and the
+   * token (for tests and custom flows), or null when no user has that address. It awaits the
+   * look-up and the write: `auth.passwordReset()` runs it after the response has been sent, so
+   * that no answer's timing depends on the address.
    */
-  async sendResetLink(email: unknown): Promise<string | null> {
+  async request(email: unknown, options: ResetRequestOptions = {}): Promise<ResetRequested | null> {
     const user = await this.#o.model.findForAuth(email)
-    const token = randomToken(32)
     const column = this.#o.model.authColumn ?? 'email'
-    // An unknown address runs the same transaction (its delete matches nothing), so the answer
-    // takes about as long either way: its timing does not tell whether the address exists.
+    const budget = user ? options.mailBudget : null
+    const mailKey = budget ? budget.key(normalizeEmail(user[column])) : ''
+    if (budget && (await budget.take(mailKey)) !== null) return { user, token: null }
+    try {
+      return await this.#issue(user, email, column)
+    } catch (error) {
+      // Nothing was sent: give the slot back so that the next request can try again.
+      if (budget) await budget.clear(mailKey).catch(() => undefined)
+      throw error
+    }
+  }
+
+  async #issue(user: any, email: unknown, column: string): Promise<ResetRequested | null> {
+    const token = randomToken(32)
+    // An unknown address runs the same transaction (its delete matches nothing), so even a caller
+    // that awaits request() cannot tell from its duration whether the address exists.
     const address = user ? user[column] : typeof email === 'string' ? email.trim().slice(0, 320).replaceAll('\u0000', '') : ''
     const expiresAt = this.#o.expiration === null ? null : new Date(Date.now() + Math.round(this.#o.expiration * 60_000))
     await this.#o.db().transaction(async (trx) => {
@@ -49,13 +84,20 @@ export class PasswordBroker {
     if (!user) return null
     const url = `${this.#o.appUrl.replace(/\/+$/, '')}/change_password/${token}`
     this.#o.send(user, url, this.#o.expiration).catch((error) => this.#o.onSendError(error, user))
-    return token
+    return { user, token }
   }
 
-  /** The user a valid, unexpired token belongs to, or null; consumes nothing. */
-  async userForToken(token: unknown): Promise<any | null> {
-    const row = await this.#row(token)
-    return row ? this.#o.model.findForAuth(row.email) : null
+  /** `request()`, answering only the token (or null). */
+  async sendResetLink(email: unknown): Promise<string | null> {
+    return (await this.request(email))?.token ?? null
+  }
+
+  /**
+   * True when `token` would be accepted by `reset()` now (a live, unexpired row), without
+   * consuming or deleting anything: the change-password page asks before the user types.
+   */
+  async isUsable(token: unknown): Promise<boolean> {
+    return (await this.#find(token)) !== null
   }
 
   /** Changes the password if the token is valid; returns the user, or null. */
@@ -83,17 +125,30 @@ export class PasswordBroker {
     return user
   }
 
+  /** The live row of `token`; an expired one is deleted on the way. */
   async #row(token: unknown): Promise<{ email: string; token: string } | null> {
-    if (typeof token !== 'string' || token.length < 20 || token.length > 200) return null
-    const row = await this.#o.db()(this.#o.table).where('token', sha256Hex(token)).first()
-    if (!row) return null
-    if (row.expires_at !== null && row.expires_at !== undefined) {
-      const expires = new Date(row.expires_at).getTime()
-      if (!Number.isFinite(expires) || expires <= Date.now()) {
-        await this.#o.db()(this.#o.table).where('token', row.token).delete()
-        return null
-      }
+    const row = await this.#lookup(token)
+    if (row && !isLive(row)) {
+      await this.#o.db()(this.#o.table).where('token', row.token).delete()
+      return null
     }
     return row
   }
+
+  /** The live row of `token`, read only. */
+  async #find(token: unknown): Promise<{ email: string; token: string } | null> {
+    const row = await this.#lookup(token)
+    return row && isLive(row) ? row : null
+  }
+
+  async #lookup(token: unknown): Promise<{ email: string; token: string; expires_at?: unknown } | null> {
+    if (typeof token !== 'string' || token.length < 20 || token.length > 200) return null
+    return (await this.#o.db()(this.#o.table).where('token', sha256Hex(token)).first()) ?? null
+  }
+}
+
+function isLive(row: { expires_at?: unknown }): boolean {
+  if (row.expires_at === null || row.expires_at === undefined) return true
+  const expires = new Date(row.expires_at as string | number | Date).getTime()
+  return Number.isFinite(expires) && expires > Date.now()
 }

@@ -1,8 +1,8 @@
 /**
  * @module cli/compile-app
  * `compileApp(root)`: the app's TypeScript compiled once to JavaScript for `craft serve`, so the
- * server needs no TypeScript loader (tsx registers a loader thread and esbuild: about 20 MB of
- * memory and a third of the start-up on Node 20).
+ * server needs no TypeScript loader (tsx adds a loader thread and esbuild to the process, which
+ * cost memory and start-up time).
  *
  * The app's `.ts`/`.mts` files (not `node_modules`, `storage`, `tests`, `*.d.ts` or `*.test.ts`)
  * are transformed one by one with esbuild (no bundling: imports stay as written, so
@@ -11,8 +11,8 @@
  * files; inline source maps keep stack traces pointing at the `.ts` lines. The folder is built
  * under a temporary name and renamed into place, so processes starting together never see half
  * of it; the same sources reuse the same folder (and mark it as used). Folders of other sources
- * unused for an hour are removed. Any failure (a syntax error, esbuild missing) returns null, and the caller falls back to
- * tsx, which reports the error as before.
+ * unused for an hour are removed. Any failure (a syntax error, esbuild missing) returns null, and
+ * the caller falls back to tsx, which then reports the error.
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'

@@ -3,10 +3,11 @@
  * `craft`: the command line. The framework's `bin/craft.js` and every app's `craft` file call
  * `main()`. Errors are one line on stderr with a non-zero exit; `APP_DEBUG=true` adds the stack.
  */
-import { existsSync, realpathSync } from 'node:fs'
+import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Command, CommanderError } from 'commander'
 import { createApplication } from '../foundation/bootstrap.js'
+import { findModule } from '../foundation/module-finder.js'
 import { CliError } from './cli-error.js'
 import { notInApp, type CliContext } from './context.js'
 import { colors, formatError } from './output.js'
@@ -17,6 +18,8 @@ import { registerControllerCommand } from './commands/controller-command.js'
 import { registerRoutesListCommand } from './commands/routes-list-command.js'
 import { registerMigrateCommands } from './commands/migrate-commands.js'
 import { registerAuthCommand } from './commands/auth-command.js'
+import { registerAuthEventsCommand } from './commands/auth-events-command.js'
+import { registerAuthPruneCommand } from './commands/auth-prune-command.js'
 import { registerApiInstallCommand } from './commands/api-install-command.js'
 import { registerTestCommand } from './commands/test-command.js'
 
@@ -27,7 +30,7 @@ export { CliError } from './cli-error.js'
 export type { CliContext } from './context.js'
 
 function isAppRoot(dir: string): boolean {
-  return ['Kernel.ts', 'Kernel.js'].some((f) => existsSync(resolve(dir, f)))
+  return findModule(resolve(dir, 'Kernel')) !== undefined
 }
 
 export function buildProgram(ctx: CliContext): Command {
@@ -49,6 +52,8 @@ export function buildProgram(ctx: CliContext): Command {
   registerNewCommand(program, ctx)
   registerServeCommand(program, ctx)
   registerAuthCommand(program, ctx)
+  registerAuthEventsCommand(program, ctx)
+  registerAuthPruneCommand(program, ctx)
   registerApiInstallCommand(program, ctx)
   registerMigrateCommands(program, ctx)
   registerControllerCommand(program, ctx)

@@ -4,6 +4,7 @@
  * `factory` a builder called on every `make`.
  */
 import { FrameworkError } from '../foundation/framework-error.js'
+import type { ContainerBindings } from './bindings.js'
 
 type Factory<T = unknown> = (container: Container) => T
 
@@ -39,6 +40,9 @@ export class Container {
     return this.#bindings.has(key)
   }
 
+  /** The value bound to `key`; typed by ContainerBindings for the framework's own keys. */
+  make<K extends keyof ContainerBindings>(key: K): ContainerBindings[K]
+  make<T = any>(key: string): T
   make<T = any>(key: string): T {
     const binding = this.#bindings.get(key)
     if (!binding) {
@@ -54,6 +58,8 @@ export class Container {
   }
 
   /** `make(key)` or `fallback` when nothing is bound. */
+  get<K extends keyof ContainerBindings>(key: K, fallback?: ContainerBindings[K]): ContainerBindings[K] | undefined
+  get<T = any>(key: string, fallback?: T): T | undefined
   get<T = any>(key: string, fallback?: T): T | undefined {
     return this.has(key) ? this.make<T>(key) : fallback
   }

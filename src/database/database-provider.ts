@@ -39,3 +39,9 @@ export class DatabaseProvider extends ServiceProvider {
     if (this.application.get('app.mode') === 'http') await this.application.make<DatabaseManager>('db.manager').check()
   }
 }
+
+declare module '../container/bindings.js' {
+  interface ContainerBindings {
+    'db.manager': DatabaseManager
+  }
+}

@@ -197,7 +197,7 @@ describe(`Migrator (${process.env.DB_CONNECTION ?? 'sqlite'})`, () => {
     assert.deepEqual(await m.run(), [])
   })
 
-  it("runs a new app's migrations, and the SPEC's api_token migration both ways without touching other tables", async () => {
+  it("runs a new app's migrations, and an api_token migration both ways without touching other tables", async () => {
     const rename = (text: string) =>
       text
         .replaceAll("from 'trowel'", `from '${MIGRATION_URL}'`)

@@ -44,85 +44,19 @@
  */
 import { inspect, type InspectOptions } from 'node:util'
 import type { Knex } from 'knex'
+import { ATTRIBUTE_ACCESS } from './attribute-access.js'
 import { type CastType, fromAssignment, fromDatabase, sameValue, toDatabase, toJsonValue } from './casts.js'
 import { getDatabase } from './database-manager.js'
-import { ModelNotFoundError, translateDatabaseError } from './errors.js'
+import { ModelNotFoundError } from './errors.js'
 import { driverOf } from './lookup-value.js'
+import { deleteModel, type PersistOptions, refreshModel, saveModel } from './model-persistence.js'
 import { ModelQuery, type QueryModel, type WhereOperator } from './model-query.js'
+import { extraHiddenOf, modelSettings as settings, tableNameFor } from './model-settings.js'
+
+export type { ModelSettings } from './model-settings.js'
+export type { PersistOptions } from './model-persistence.js'
 
 export type Attributes = Record<string, unknown>
-
-/** The statics a model class may declare (see the module documentation). */
-export interface ModelSettings {
-  table?: string
-  primaryKey?: string
-  fillable?: readonly string[]
-  hidden?: readonly string[]
-  extraHidden?: readonly string[]
-  casts?: Readonly<Record<string, CastType>>
-  timestamps?: boolean
-  connection?: string
-}
-
-/** Run a model operation on a given knex instance or transaction instead of the model's connection. */
-export interface PersistOptions {
-  client?: Knex | Knex.Transaction
-}
-
-function settings(model: object): ModelSettings {
-  return model as ModelSettings
-}
-
-function tableNameFor(className: string): string {
-  const snake = className.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[^A-Za-z0-9_]/g, '').toLowerCase() || 'model'
-  if (/(s|x|z|ch|sh)$/.test(snake)) return `${snake}es`
-  if (/[^aeiou]y$/.test(snake)) return `${snake.slice(0, -1)}ies`
-  return `${snake}s`
-}
-
-/** Every `extraHidden` declared on `model` or a class it extends. */
-function extraHiddenOf(model: object): string[] {
-  const fields: string[] = []
-  for (let current: object | null = model; current && current !== Function.prototype; current = Object.getPrototypeOf(current) as object | null) {
-    if (Object.hasOwn(current, 'extraHidden')) fields.push(...(settings(current).extraHidden ?? []))
-  }
-  return fields
-}
-
-/** Whole seconds: what MySQL's DATETIME keeps, so a saved and a reloaded model agree everywhere. */
-function now(): Date {
-  return new Date(Math.floor(Date.now() / 1000) * 1000)
-}
-
-const ATTRIBUTE_ACCESS: ProxyHandler<Model> = {
-  get(target, property, receiver) {
-    if (typeof property === 'symbol' || property in target) return Reflect.get(target, property, receiver)
-    return target.$attributes[property]
-  },
-  set(target, property, value, receiver) {
-    if (typeof property === 'symbol' || property in target) return Reflect.set(target, property, value, receiver)
-    target.setAttribute(property, value)
-    return true
-  },
-  has(target, property) {
-    return property in target || (typeof property === 'string' && Object.hasOwn(target.$attributes, property))
-  },
-  deleteProperty(target, property) {
-    if (typeof property === 'string' && Object.hasOwn(target.$attributes, property)) {
-      delete target.$attributes[property]
-      return true
-    }
-    return Reflect.deleteProperty(target, property)
-  },
-  ownKeys(target) {
-    return [...new Set([...Reflect.ownKeys(target), ...Object.keys(target.$attributes)])]
-  },
-  getOwnPropertyDescriptor(target, property) {
-    const own = Reflect.getOwnPropertyDescriptor(target, property)
-    if (own || typeof property !== 'string' || !Object.hasOwn(target.$attributes, property)) return own
-    return { value: target.$attributes[property], writable: true, enumerable: true, configurable: true }
-  },
-}
 
 export class Model {
   /** Columns read and written as properties (`user.email`). Declare typed ones with `declare`. */
@@ -326,41 +260,8 @@ export class Model {
    * the model has timestamps. After an insert the new primary key is read back
    * (`RETURNING` on PostgreSQL, the insert id on SQLite and MySQL). Returns the model.
    */
-  async save(options: PersistOptions = {}): Promise<this> {
-    const model = this.modelClass()
-    const knex = model.getKnex(options.client)
-    const table = model.getTable()
-    const primaryKey = model.getPrimaryKey()
-    try {
-      if (this.$exists) {
-        const dirty = this.getDirty()
-        if (Object.keys(dirty).length === 0) return this
-        if (model.usesTimestamps() && !Object.hasOwn(dirty, 'updated_at')) dirty.updated_at = this.$attributes.updated_at = now()
-        const key = Object.hasOwn(this.$original, primaryKey) ? this.$original[primaryKey] : this.getKey()
-        await knex(table).where(primaryKey, key as Knex.Value).update(model.toDatabaseValues(dirty))
-      } else {
-        if (model.usesTimestamps()) {
-          const stamp = now()
-          if (this.$attributes.created_at == null) this.$attributes.created_at = stamp
-          if (this.$attributes.updated_at == null) this.$attributes.updated_at = stamp
-        }
-        const values = model.toDatabaseValues(this.$attributes)
-        let id: unknown
-        if (driverOf(knex) === 'postgres') {
-          const rows = (await knex(table).insert(values).returning(primaryKey)) as Attributes[]
-          id = rows[0]?.[primaryKey]
-        } else {
-          const result = (await knex(table).insert(values)) as unknown[]
-          id = result[0]
-        }
-        if (this.$attributes[primaryKey] == null && id != null && id !== 0) this.$attributes[primaryKey] = id
-        this.$exists = true
-      }
-    } catch (error) {
-      throw translateDatabaseError(error, { table })
-    }
-    this.syncOriginal()
-    return this
+  save(options: PersistOptions = {}): Promise<this> {
+    return saveModel(this, options)
   }
 
   /** Fills the fillable keys of `attributes` and saves. */
@@ -369,33 +270,13 @@ export class Model {
   }
 
   /** Deletes the row; returns whether one was deleted. */
-  async delete(options: PersistOptions = {}): Promise<boolean> {
-    if (!this.$exists) return false
-    const model = this.modelClass()
-    const primaryKey = model.getPrimaryKey()
-    const key = Object.hasOwn(this.$original, primaryKey) ? this.$original[primaryKey] : this.getKey()
-    try {
-      const count = await model.getKnex(options.client)(model.getTable()).where(primaryKey, key as Knex.Value).delete()
-      this.$exists = false
-      return Number(count) > 0
-    } catch (error) {
-      throw translateDatabaseError(error, { table: model.getTable() })
-    }
+  delete(options: PersistOptions = {}): Promise<boolean> {
+    return deleteModel(this, options)
   }
 
   /** Reloads every attribute from the database; throws `ModelNotFoundError` when the row is gone. */
-  async refresh(options: PersistOptions = {}): Promise<this> {
-    const model = this.modelClass()
-    let row: Attributes | undefined
-    try {
-      row = (await model.query(options.client).where(model.getPrimaryKey(), this.getKey() as Knex.Value).first()) as Attributes | undefined
-    } catch (error) {
-      throw translateDatabaseError(error, { table: model.getTable() })
-    }
-    if (!row) throw new ModelNotFoundError(model.name)
-    this.$attributes = model.attributesFromRow(row)
-    this.$exists = true
-    return this.syncOriginal()
+  refresh(options: PersistOptions = {}): Promise<this> {
+    return refreshModel(this, options)
   }
 
   // ---- serialisation --------------------------------------------------------------------
@@ -412,15 +293,14 @@ export class Model {
     return this.serialize()
   }
 
-  /** `console.log(user)` shows `User { id: 1, … }`, hidden fields left out as in JSON. */
-
+  /** The model's class, for its statics (`getTable()`, `getCasts()`…). */
   modelClass(): typeof Model {
     return this.constructor as typeof Model
   }
 }
 
-// util.inspect shows a model's serialised attributes; defined outside the class so that mixin
-// declarations never need to name the symbol.
+// `console.log(user)` shows `User { id: 1, … }`, hidden fields left out as in JSON. Defined
+// outside the class so that mixin declarations never need to name the symbol.
 Object.defineProperty(Model.prototype, inspect.custom, {
   value(this: Model, _depth: number, options: InspectOptions): string {
     return `${this.constructor.name} ${inspect(this.serialize(), options)}`

@@ -4,10 +4,12 @@
  * tsx, which `craft` registers). When `craft serve` has compiled the app to JavaScript
  * (`cli/compile-app`), `useCompiledApp(root, dir)` points every import of a file under `root` at
  * its compiled copy under `dir` instead: the server then runs without the TypeScript loader
- * (its extra thread and esbuild cost about 20 MB of memory and a third of the start-up time).
+ * (no extra loader thread, no esbuild). `importAppModule` imports one of them, turning a failure
+ * into an `E_APP_MODULE` error that names the file in the app's own terms.
  */
 import { relative, sep, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { FrameworkError } from './framework-error.js'
 
 let compiled: { root: string; dir: string } | null = null
 
@@ -35,4 +37,14 @@ export function appModuleUrl(file: string): string {
 /** `text` with the compiled copy's folder written as the app's own (for error messages). */
 export function inAppTerms(text: string): string {
   return compiled ? text.split(compiled.dir).join(compiled.root) : text
+}
+
+/** Imports one of the app's files; a failure is `E_APP_MODULE` naming `what` (e.g. `Kernel.ts`). */
+export async function importAppModule(file: string, what: string): Promise<Record<string, any>> {
+  try {
+    return await import(appModuleUrl(file))
+  } catch (error) {
+    if (error instanceof FrameworkError) throw error
+    throw new FrameworkError('E_APP_MODULE', `Could not load ${what}: ${inAppTerms((error as Error).message)}`, { cause: error })
+  }
 }

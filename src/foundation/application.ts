@@ -1,13 +1,14 @@
 /**
  * @module foundation/application
  * The application: a container plus the app's folder, its loaded config files, the router, the
- * kernel, the providers, a logger and shutdown hooks.
+ * kernel, the providers, a logger, the event emitter and shutdown hooks.
  */
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Container } from '../container/container.js'
 import { Router } from '../routing/router.js'
 import { Logger } from '../support/logger.js'
+import { Emitter } from '../events/emitter.js'
 import type { ServiceProvider } from './service-provider.js'
 import type { HttpKernel } from './http-kernel.js'
 
@@ -18,6 +19,8 @@ export class Application extends Container {
   readonly basePath: string
   readonly router = new Router()
   readonly log: Logger
+  /** The app's events (`app.events.on('auth:login_succeeded', ...)`). */
+  readonly events: Emitter
   readonly providers: ServiceProvider[] = []
   kernel!: HttpKernel
   isDebug: boolean
@@ -29,10 +32,12 @@ export class Application extends Container {
     super()
     this.basePath = resolve(basePath)
     this.log = options.log ?? new Logger()
+    this.events = new Emitter((error, name) => this.log.error('events.listener_failed', { event: name, error }))
     this.isDebug = String(process.env.APP_DEBUG ?? '').toLowerCase() === 'true'
     this.bind('app', this)
     this.bind('router', this.router)
     this.bind('log', this.log)
+    this.bind('events', this.events)
   }
 
   /** A path inside the app's folder. */
@@ -74,5 +79,14 @@ export class Application extends Container {
       }
     })()
     return this.#shuttingDown
+  }
+}
+
+declare module '../container/bindings.js' {
+  interface ContainerBindings {
+    app: Application
+    router: Router
+    log: Logger
+    events: Emitter
   }
 }

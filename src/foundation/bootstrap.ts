@@ -1,14 +1,18 @@
 /**
  * @module foundation/bootstrap
- * Builds an application from an app folder:
- * 1. `.env` is loaded (the process environment always wins);
- * 2. every `config/*.ts` is imported (`app.config('auth')` → its exports);
- * 3. `Kernel.ts` is instantiated;
- * 4. the framework's core providers, then `PROVIDERS` from `config/providers.ts`, are registered;
- * 5. `kernel.registerRoutes()` binds the route file locations;
- * 6. providers boot (ApiProvider mounts `routes.api.location` here);
- * 7. `routes.location`'s `ROUTES` are mounted in the `web` stack;
- * 8. every handler and middleware is resolved, so mistakes stop the app now, not at request time.
+ * Builds an application from an app folder, in this order (`createApplication`):
+ * - `loadEnvironment`: `.env` is loaded (the process environment always wins);
+ * - `checkAppKey`: serving needs an APP_KEY of at least 32 bytes;
+ * - `bindCoreServices`: cookies, the exception handler, middleware instances, `url.for`/`url.has`;
+ * - `loadConfigFiles`: every `config/*.ts` is imported (`app.config('auth')` → its exports);
+ * - `createKernel`: `Kernel.ts` is instantiated (the base `HttpKernel` when there is none);
+ * - `registerProviders`: the core providers, then `PROVIDERS` from `config/providers.ts`;
+ * - `kernel.registerRoutes()` binds the route file locations;
+ * - `bootProviders`: providers boot (ApiProvider mounts `routes.api.location` here);
+ * - `mountWebRoutes`: `routes.location`'s `ROUTES` are mounted in the `web` stack;
+ * - `resolveRoutes`: every handler and middleware is resolved, so mistakes stop the app now, not
+ *   at request time;
+ * - `runBootedHooks`: what providers asked to run once the app is complete.
  * TypeScript files are loaded through tsx, which the CLI registers before calling this.
  */
 import { existsSync, readdirSync } from 'node:fs'
@@ -21,29 +25,20 @@ import { CookieJar } from '../http/cookie-jar.js'
 import { ExceptionHandler } from '../http/exception-handler.js'
 import { resolveRoute } from '../routing/handler-resolver.js'
 import { setCurrentRouter } from '../routing/router.js'
+import { setCurrentEvents } from '../events/current-events.js'
 import type { Logger } from '../support/logger.js'
 import { coreProviders } from './core-providers.js'
-import { appModuleUrl, inAppTerms } from './app-modules.js'
+import { importAppModule } from './app-modules.js'
+import { findModule, SOURCE_EXTENSIONS } from './module-finder.js'
+import { loadRouteFile } from './route-file.js'
+
+// Kept here so the modules that import it from bootstrap keep working.
+export { importAppModule } from './app-modules.js'
 
 export interface BootOptions {
   /** `http` validates everything a server needs (APP_KEY, secrets, routes); `console` is lenient. */
   mode?: 'http' | 'console'
   log?: Logger
-}
-
-const SOURCE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs']
-
-function findModule(base: string): string | undefined {
-  return SOURCE_EXTENSIONS.map((ext) => base + ext).find((f) => existsSync(f))
-}
-
-export async function importAppModule(file: string, what: string): Promise<Record<string, any>> {
-  try {
-    return await import(appModuleUrl(file))
-  } catch (error) {
-    if (error instanceof FrameworkError) throw error
-    throw new FrameworkError('E_APP_MODULE', `Could not load ${what}: ${inAppTerms((error as Error).message)}`, { cause: error })
-  }
 }
 
 /** The connection a `DATABASE_URL` names by its scheme, or undefined when it names none. */
@@ -69,46 +64,74 @@ export function loadEnvironment(basePath: string): void {
   if (existsSync(file)) loadDotenv({ path: file, quiet: true, override: false })
 }
 
+/** Boots the app in `basePath`: the steps listed at the top of this module, in that order. */
 export async function createApplication(basePath: string, options: BootOptions = {}): Promise<Application> {
   const mode = options.mode ?? 'http'
   loadEnvironment(basePath)
   const app = new Application(basePath, { log: options.log })
+  // `import { events } from 'trowel'` speaks for this app's emitter, providers' boot() included.
+  setCurrentEvents(app.events)
   app.bind('app.mode', mode)
+  const cookieKey = checkAppKey(basePath, mode)
+  bindCoreServices(app, cookieKey)
+  await loadConfigFiles(app)
+  app.kernel = await createKernel(app)
+  await registerProviders(app)
+  app.kernel.registerRoutes()
+  await bootProviders(app)
+  await mountWebRoutes(app, mode)
+  await resolveRoutes(app)
+  await runBootedHooks(app)
+  return app
+}
 
+/** The key cookies are signed with: APP_KEY, which serving requires to be at least 32 bytes. */
+function checkAppKey(basePath: string, mode: 'http' | 'console'): string {
   const appKey = process.env.APP_KEY ?? ''
   const keyBytes = appKey.startsWith('base64:') ? Buffer.from(appKey.slice(7), 'base64').length : Buffer.byteLength(appKey)
-  if (keyBytes < 32) {
-    if (mode === 'http') {
-      throw new FrameworkError('E_APP_KEY', `APP_KEY is ${appKey ? 'shorter than 32 bytes' : 'missing'}: run "node craft key:generate" in ${basePath}.`)
-    }
+  if (keyBytes >= 32) return appKey
+  if (mode === 'http') {
+    throw new FrameworkError('E_APP_KEY', `APP_KEY is ${appKey ? 'shorter than 32 bytes' : 'missing'}: run "node craft key:generate" in ${basePath}.`)
   }
-  app.bind('cookies', new CookieJar(keyBytes >= 32 ? appKey : 'console-mode-placeholder-key-0123456789', (process.env.APP_PREVIOUS_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)))
+  // Console mode (e.g. routes:list) runs without a key: cookies get a stand-in.
+  return 'console-mode-placeholder-key-0123456789'
+}
+
+/** Binds what every request needs before any provider runs: cookies, exceptions, URL helpers. */
+function bindCoreServices(app: Application, cookieKey: string): void {
+  const previousKeys = (process.env.APP_PREVIOUS_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
+  app.bind('cookies', new CookieJar(cookieKey, previousKeys))
   app.bind('exceptions', new ExceptionHandler(app))
   app.bind('middleware.instances', new Map())
   app.bind('url.for', (name: string, params?: Record<string, unknown>) => app.router.url(name, params))
   app.bind('url.has', (name: string) => app.router.has(name))
+}
 
-  // 2. config files
+/** Imports every `config/<name>.ts` (in name order) as `app.config('<name>')`. */
+async function loadConfigFiles(app: Application): Promise<void> {
   const configDir = app.path('config')
-  if (existsSync(configDir)) {
-    for (const entry of readdirSync(configDir).sort()) {
-      const ext = SOURCE_EXTENSIONS.find((e) => entry.endsWith(e))
-      if (!ext || entry.endsWith('.d.ts')) continue
-      const name = entry.slice(0, -ext.length)
-      app.setConfig(name, await importAppModule(`${configDir}/${entry}`, `config/${entry}`))
-    }
+  if (!existsSync(configDir)) return
+  for (const entry of readdirSync(configDir).sort()) {
+    const ext = SOURCE_EXTENSIONS.find((e) => entry.endsWith(e))
+    if (!ext || entry.endsWith('.d.ts')) continue
+    const name = entry.slice(0, -ext.length)
+    app.setConfig(name, await importAppModule(`${configDir}/${entry}`, `config/${entry}`))
   }
+}
 
-  // 3. kernel
+/** The app's `Kernel` (named or default export of `Kernel.ts`), or the base kernel when there is none. */
+async function createKernel(app: Application): Promise<HttpKernel> {
   const kernelFile = findModule(app.path('Kernel'))
   let KernelClass: typeof HttpKernel = HttpKernel
   if (kernelFile) {
     const mod = await importAppModule(kernelFile, 'Kernel.ts')
     KernelClass = mod.Kernel ?? mod.default ?? HttpKernel
   }
-  app.kernel = new KernelClass(app)
+  return new KernelClass(app)
+}
 
-  // 4-6. providers
+/** Instantiates the core providers, then `PROVIDERS` (each class once), and runs every `register()`. */
+async function registerProviders(app: Application): Promise<void> {
   const listed: ServiceProviderClass[] = app.config('providers')?.PROVIDERS ?? []
   if (!Array.isArray(listed)) throw new FrameworkError('E_PROVIDERS', 'config/providers.ts must export PROVIDERS as an array.')
   const classes: ServiceProviderClass[] = []
@@ -118,26 +141,35 @@ export async function createApplication(basePath: string, options: BootOptions =
   }
   for (const cls of classes) app.providers.push(new cls(app) as ServiceProvider)
   for (const provider of app.providers) await provider.register()
-  app.kernel.registerRoutes()
+}
+
+/** Runs every provider's `boot()`, in registration order. */
+async function bootProviders(app: Application): Promise<void> {
   for (const provider of app.providers) await provider.boot()
+}
 
-  // 7. web routes
-  if (app.has('routes.location')) {
-    const location = String(app.make('routes.location'))
-    const file = findModule(app.path(location))
-    if (file) {
-      const mod = await importAppModule(file, `${location}.ts`)
-      if (!Array.isArray(mod.ROUTES)) throw new FrameworkError('E_ROUTES', `${location}.ts must export ROUTES as an array.`)
-      app.router.mount(mod.ROUTES, { middleware: ['web'] })
-    } else if (mode === 'http') {
-      throw new FrameworkError('E_ROUTES', `routes.location is "${location}" but ${location}.ts does not exist.`)
-    }
-  }
+/** Mounts the web routes in the `web` stack; serving requires the route file to exist. */
+async function mountWebRoutes(app: Application, mode: 'http' | 'console'): Promise<void> {
+  const routes = await loadRouteFile(app, 'routes.location', { required: mode === 'http' })
+  if (routes) app.router.mount(routes, { middleware: ['web'] })
+}
 
-  // 8. resolve
+/** Resolves every route's handler and middleware now, so a mistake stops the app at startup. */
+async function resolveRoutes(app: Application): Promise<void> {
   if (!app.kernel.routeMiddleware.web) app.kernel.routeMiddleware.web = []
   for (const route of app.router.routes) route.runtime = await resolveRoute(app, route)
   setCurrentRouter(app.router)
+}
+
+/** Runs the `app.booted.hooks` providers added, once the app is complete. */
+async function runBootedHooks(app: Application): Promise<void> {
   for (const hook of app.get<(() => unknown)[]>('app.booted.hooks', []) ?? []) await hook()
-  return app
+}
+
+declare module '../container/bindings.js' {
+  interface ContainerBindings {
+    cookies: CookieJar
+    exceptions: ExceptionHandler
+    'app.mode': 'http' | 'console'
+  }
 }

@@ -2,7 +2,8 @@
  * @module foundation/core-providers
  * The framework's own providers, registered before the app's `PROVIDERS`: database, views,
  * sessions, mail, auth (AuthProvider is listed in a new app's PROVIDERS too; a provider listed twice
- * is registered once, so an app that drops it from the list keeps `ctx.auth`).
+ * is registered once, so an app that drops it from the list keeps `ctx.auth`), and observability
+ * (`GET /health`, and `GET /metrics` when `METRICS_TOKEN` is set).
  */
 import type { ServiceProviderClass } from './service-provider.js'
 import { DatabaseProvider } from '../database/database-provider.js'
@@ -10,7 +11,8 @@ import { ViewProvider } from '../view/view-provider.js'
 import { SessionProvider } from '../session/session-provider.js'
 import { MailProvider } from '../mail/mail-provider.js'
 import { AuthProvider } from '../auth/auth-provider.js'
+import { ObservabilityProvider } from '../observability/observability-provider.js'
 
 export function coreProviders(): ServiceProviderClass[] {
-  return [DatabaseProvider, ViewProvider, SessionProvider, MailProvider, AuthProvider]
+  return [DatabaseProvider, ViewProvider, SessionProvider, MailProvider, AuthProvider, ObservabilityProvider]
 }

@@ -8,7 +8,20 @@
 import type { Request } from './request.js'
 import type { Response } from './response.js'
 import type { Application } from '../foundation/application.js'
+import type { Auth } from '../auth/auth.js'
+import type { ContextView } from '../view/context-view.js'
+import type { Session } from '../session/session.js'
 import { FrameworkError } from '../foundation/framework-error.js'
+
+/**
+ * Per-request flags the framework's own middleware share. Features add theirs by augmenting this
+ * interface; anything an app keeps here is its own business.
+ */
+export interface RequestState {
+  /** Set for routes exempt from the CSRF check (the API's token routes). */
+  csrfExempt?: boolean
+  [key: string]: unknown
+}
 
 export interface RouteInfo {
   name?: string
@@ -24,11 +37,11 @@ export class HttpContext {
   readonly app: Application
   readonly params: Record<string, string>
   route: RouteInfo | null
-  #auth: any
-  #view: any
-  #session: any
-  /** Free-form per-request storage for middleware (e.g. the verified JWT payload). */
-  readonly state: Record<string, unknown> = Object.create(null)
+  #auth: Auth | undefined
+  #view: ContextView | undefined
+  #session: Session | undefined
+  /** Per-request storage for middleware. */
+  readonly state: RequestState = Object.create(null)
 
   constructor(app: Application, request: Request, response: Response, route: RouteInfo | null) {
     this.app = app
@@ -39,23 +52,23 @@ export class HttpContext {
   }
 
   /** The per-request `Auth` (guard choice never leaks between requests). */
-  get auth(): any {
+  get auth(): Auth {
     if (this.#auth === undefined) {
       if (!this.app.has('http.context.auth')) {
         throw new FrameworkError('E_AUTH_NOT_CONFIGURED', 'ctx.auth is not available: config/auth.ts is missing or AuthProvider is not registered.')
       }
-      this.#auth = this.app.make<(ctx: HttpContext) => unknown>('http.context.auth')(this)
+      this.#auth = this.app.make<(ctx: HttpContext) => Auth>('http.context.auth')(this)
     }
     return this.#auth
   }
 
-  set auth(value: any) {
+  set auth(value: Auth) {
     this.#auth = value
   }
 
-  get view(): any {
+  get view(): ContextView {
     if (this.#view === undefined) {
-      this.#view = this.app.make<(ctx: HttpContext) => unknown>('http.context.view')(this)
+      this.#view = this.app.make<(ctx: HttpContext) => ContextView>('http.context.view')(this)
     }
     return this.#view
   }
@@ -64,12 +77,12 @@ export class HttpContext {
    * The session (routes in the `web` stack). Elsewhere a stand-in whose every use throws
    * `E_NO_SESSION`, so that a handler may still destructure `{ request, session }`.
    */
-  get session(): any {
-    if (this.#session === undefined) return missingSession(this.request.method, this.request.path)
+  get session(): Session {
+    if (this.#session === undefined) return missingSession(this.request.method, this.request.path) as Session
     return this.#session
   }
 
-  set session(value: any) {
+  set session(value: Session) {
     this.#session = value
   }
 

@@ -1,32 +1,48 @@
 /**
  * @module http/errors
- * The HTTP layer's error catalogue. Every class carries its status and `E_` code.
+ * The HTTP layer's error catalogue. Every class carries its status and `E_` code; the reference
+ * of every code is docs/errors.md.
  */
 import { HttpError, type HttpErrorOptions } from './http-error.js'
 
-export class BadRequestError extends HttpError {
-  constructor(message = 'Bad request.', options?: HttpErrorOptions) {
-    super(400, 'E_BAD_REQUEST', message, options)
+/**
+ * A class `name` extending `HttpError` whose constructor is `(message = defaultMessage, options?)`.
+ * It is a real class: `instanceof`, `extends` and `error.name` (`name`) work as for one written out.
+ */
+function httpErrorClass(
+  name: string,
+  status: number,
+  code: string,
+  defaultMessage: string,
+): new (message?: string, options?: HttpErrorOptions) => HttpError {
+  const cls = class extends HttpError {
+    constructor(message: string = defaultMessage, options?: HttpErrorOptions) {
+      super(status, code, message, options)
+    }
   }
+  Object.defineProperty(cls, 'name', { value: name })
+  return cls
 }
 
+export const BadRequestError = httpErrorClass('BadRequestError', 400, 'E_BAD_REQUEST', 'Bad request.')
+export type BadRequestError = InstanceType<typeof BadRequestError>
+
+/**
+ * 401: the request is not authenticated. The base of every authentication failure, so
+ * `instanceof UnauthorizedError` catches them all; subclasses carry their own code
+ * (`E_TOKEN_MISSING`, `E_TOKEN_INVALID`, `E_INVALID_CREDENTIALS`...).
+ */
 export class UnauthorizedError extends HttpError {
-  constructor(message = 'Unauthenticated.', options?: HttpErrorOptions) {
-    super(401, 'E_UNAUTHORIZED', message, options)
+  constructor(message = 'Unauthenticated.', options: HttpErrorOptions & { code?: string } = {}) {
+    super(401, options.code ?? 'E_UNAUTHORIZED', message, options)
   }
 }
 
-export class ForbiddenError extends HttpError {
-  constructor(message = 'Forbidden.', options?: HttpErrorOptions) {
-    super(403, 'E_FORBIDDEN', message, options)
-  }
-}
+export const ForbiddenError = httpErrorClass('ForbiddenError', 403, 'E_FORBIDDEN', 'Forbidden.')
+export type ForbiddenError = InstanceType<typeof ForbiddenError>
 
-export class NotFoundError extends HttpError {
-  constructor(message = 'Not found.', options?: HttpErrorOptions) {
-    super(404, 'E_NOT_FOUND', message, options)
-  }
-}
+export const NotFoundError = httpErrorClass('NotFoundError', 404, 'E_NOT_FOUND', 'Not found.')
+export type NotFoundError = InstanceType<typeof NotFoundError>
 
 export class MethodNotAllowedError extends HttpError {
   constructor(allowed: string[], options: HttpErrorOptions = {}) {
@@ -37,23 +53,14 @@ export class MethodNotAllowedError extends HttpError {
   }
 }
 
-export class PayloadTooLargeError extends HttpError {
-  constructor(message = 'Request body too large.', options?: HttpErrorOptions) {
-    super(413, 'E_PAYLOAD_TOO_LARGE', message, options)
-  }
-}
+export const PayloadTooLargeError = httpErrorClass('PayloadTooLargeError', 413, 'E_PAYLOAD_TOO_LARGE', 'Request body too large.')
+export type PayloadTooLargeError = InstanceType<typeof PayloadTooLargeError>
 
-export class UnsupportedMediaTypeError extends HttpError {
-  constructor(message = 'Unsupported content type.', options?: HttpErrorOptions) {
-    super(415, 'E_UNSUPPORTED_MEDIA_TYPE', message, options)
-  }
-}
+export const UnsupportedMediaTypeError = httpErrorClass('UnsupportedMediaTypeError', 415, 'E_UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type.')
+export type UnsupportedMediaTypeError = InstanceType<typeof UnsupportedMediaTypeError>
 
-export class CsrfError extends HttpError {
-  constructor(message = 'Page expired: the form was stale or forged. Reload and try again.', options?: HttpErrorOptions) {
-    super(419, 'E_CSRF', message, options)
-  }
-}
+export const CsrfError = httpErrorClass('CsrfError', 419, 'E_CSRF', 'Page expired: the form was stale or forged. Reload and try again.')
+export type CsrfError = InstanceType<typeof CsrfError>
 
 export class ValidationError extends HttpError {
   readonly errors: Record<string, string[]>
@@ -75,14 +82,28 @@ export class TooManyRequestsError extends HttpError {
   }
 }
 
-export class InternalError extends HttpError {
-  constructor(message = 'Internal server error.', options?: HttpErrorOptions) {
-    super(500, 'E_INTERNAL', message, options)
+/**
+ * 503: the server cannot take this work now and says when to come back (`Retry-After`, whole
+ * seconds, at least 1). Thrown by the hasher when a password check would wait longer than
+ * `GUARDS.hashing.max_wait` for a hashing thread, or when hashing itself failed (the reason is the
+ * `cause`): never a "wrong password".
+ */
+export class ServerBusyError extends HttpError {
+  readonly retryAfter: number
+  constructor(retryAfterSeconds = 1, message = 'The server is busy. Please try again shortly.', options: { cause?: unknown } = {}) {
+    const retryAfter = Number.isFinite(retryAfterSeconds) ? Math.max(1, Math.ceil(retryAfterSeconds)) : 1
+    super(503, 'E_SERVER_BUSY', message, { headers: { 'Retry-After': String(retryAfter) }, cause: options.cause })
+    this.retryAfter = retryAfter
   }
 }
 
-export class ServiceUnavailableError extends HttpError {
-  constructor(message = 'Service temporarily unavailable. Please try again shortly.', options?: HttpErrorOptions) {
-    super(503, 'E_UNAVAILABLE', message, options)
-  }
-}
+export const InternalError = httpErrorClass('InternalError', 500, 'E_INTERNAL', 'Internal server error.')
+export type InternalError = InstanceType<typeof InternalError>
+
+export const ServiceUnavailableError = httpErrorClass(
+  'ServiceUnavailableError',
+  503,
+  'E_UNAVAILABLE',
+  'Service temporarily unavailable. Please try again shortly.',
+)
+export type ServiceUnavailableError = InstanceType<typeof ServiceUnavailableError>

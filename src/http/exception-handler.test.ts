@@ -64,7 +64,7 @@ describe('ExceptionHandler', () => {
       const { ctx, handler } = context(headers, { url })
       ctx.app.router.mount([Route.get('/form', () => 'form'), Route.post('/form', () => 'sent'), Route.post('/only-post', () => 'sent')])
       const flashed: unknown[] = []
-      ctx.session = { flashErrors: (e: unknown) => flashed.push(e), flashInput: (i: unknown) => flashed.push(i) }
+      ctx.session = { flashErrors: (e: unknown) => flashed.push(e), flashInput: (i: unknown) => flashed.push(i) } as never
       handler.render(ctx, error)
       assert.equal(ctx.response.statusCode, 302)
       assert.deepEqual(flashed[0], { name: ['Required.'] })

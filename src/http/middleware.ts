@@ -15,6 +15,11 @@ export abstract class Middleware {
   }
   before?(ctx: HttpContext, ...args: string[]): unknown
   after?(ctx: HttpContext, ...args: string[]): unknown
+  /**
+   * Checks a route's arguments once, at startup (`where` names the route and the reference);
+   * throws to stop the boot with a message, e.g. for an unknown guard in `guard:<name>`.
+   */
+  validate?(where: string, ...args: string[]): void
 }
 
 export type MiddlewareClass = new (app: Application) => Middleware

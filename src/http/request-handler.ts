@@ -1,44 +1,59 @@
 /**
  * @module http/request-handler
- * The per-request path: match the route (404/405 before anything else), parse the body (its
- * error, if any, surfaces when something reads it, at the latest before the handler), run
- * global middleware, the route's stacks and the handler, render any error through the one
- * exception handler, run every `after` that ran a `before`, and send.
+ * The per-request path: build the context and match the route (`createContext`), run global
+ * middleware, answer 404/405 for an unmatched request, parse the body (its error, if any,
+ * surfaces when something reads it, at the latest before the handler), run the route's stacks
+ * and the handler, render any error through the one exception handler, run every `after` that
+ * ran a `before`, and send; then the response hooks (`http.response.hooks`, e.g. metrics), if any.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Application } from '../foundation/application.js'
 import type { RouteRuntime, ResolvedMiddleware } from '../routing/handler-resolver.js'
 import { resolveMiddleware } from '../routing/handler-resolver.js'
-import { HttpContext } from './context.js'
-import { Request } from './request.js'
-import { Response } from './response.js'
+import type { HttpContext } from './context.js'
+import { createContext, type ContextOptions, type RequestContext } from './create-context.js'
 import { readBody, DEFAULT_BODY_LIMIT } from './body-parser.js'
 import { MethodNotAllowedError, NotFoundError } from './errors.js'
 import { applyResult } from './result.js'
 import { send } from './send.js'
 import { trustedProxyHops } from './trust-proxy.js'
 import type { ExceptionHandler } from './exception-handler.js'
-import type { CookieJar } from './cookie-jar.js'
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/**
+ * Called once per request after the response was sent, with the context and the request's start
+ * (`process.hrtime.bigint()`). Bound as a list at `http.response.hooks` before the server starts;
+ * with no hooks the request path reads no clock and allocates nothing for them.
+ */
+export type ResponseHook = (ctx: HttpContext, startedAtNs: bigint) => void
 
 export class RequestHandler {
   readonly #app: Application
   readonly #exceptions: ExceptionHandler
-  readonly #jar: CookieJar
   readonly #global: ResolvedMiddleware[]
-  readonly #trustProxy: number
   readonly #bodyLimit: number
-  readonly #urlFor: (name: string, params?: Record<string, unknown>) => string
+  readonly #contextOptions: ContextOptions
+  /** `http.response.hooks`, or null when there are none. */
+  readonly #onResponse: ResponseHook[] | null
 
   constructor(app: Application) {
     this.#app = app
     this.#exceptions = app.make('exceptions')
-    this.#jar = app.make('cookies')
     this.#global = resolveMiddleware(app, app.kernel.httpMiddleware, 'httpMiddleware')
-    this.#trustProxy = trustedProxyHops(process.env.TRUST_PROXY)
     this.#bodyLimit = Number(process.env.BODY_LIMIT) > 0 ? Number(process.env.BODY_LIMIT) : DEFAULT_BODY_LIMIT
-    this.#urlFor = (name, params) => app.router.url(name, params)
+    this.#contextOptions = {
+      trustProxy: trustedProxyHops(process.env.TRUST_PROXY),
+      cookies: app.make('cookies'),
+      urlFor: (name, params) => app.router.url(name, params),
+    }
+    const hooks = app.get<ResponseHook[]>('http.response.hooks')
+    this.#onResponse = hooks && hooks.length > 0 ? [...hooks] : null
+  }
+
+  /** The context this handler gives `req` (TestClient builds its contexts here too). */
+  createContext(req: IncomingMessage): RequestContext {
+    return createContext(this.#app, req, this.#contextOptions)
   }
 
   /** The node:http request listener. Never throws; never leaves a request unanswered. */
@@ -53,18 +68,9 @@ export class RequestHandler {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const request = new Request(req, { trustProxy: this.#trustProxy, cookies: this.#jar })
-    const response = new Response({
-      cookies: this.#jar,
-      secure: request.isSecure(),
-      urlFor: this.#urlFor,
-      referer: request.header('referer'),
-    })
-    const match = this.#app.router.match(request.method, request.path)
-    const route = match.kind === 'found' ? match.route : null
-    if (match.kind === 'found') request.params = match.params
-    const ctx = new HttpContext(this.#app, request, response, route?.info ?? null)
-    if (route?.definition.csrfExempt) ctx.state.csrfExempt = true
+    const startedAt = this.#onResponse === null ? 0n : process.hrtime.bigint()
+    const { ctx, match } = this.createContext(req)
+    const { request, response } = ctx
 
     // Empty middleware lists and synchronous results are not awaited: each `await` costs a turn
     // of the microtask queue on every request.
@@ -81,7 +87,7 @@ export class RequestHandler {
             request.failBody(error)
           }
         }
-        const runtime = route!.runtime as RouteRuntime
+        const runtime = match.route.runtime as RouteRuntime
         stopped = runtime.middleware.length > 0 && (await this.#before(ctx, runtime.middleware, ran))
         if (!stopped) {
           // A body that could not be read never reaches the handler, read or not.
@@ -105,6 +111,18 @@ export class RequestHandler {
       }
     }
     send(res, response, request.method === 'HEAD')
+    if (this.#onResponse !== null) this.#notify(ctx, startedAt)
+  }
+
+  /** Runs the response hooks; one that throws is logged, never felt by the request. */
+  #notify(ctx: HttpContext, startedAt: bigint): void {
+    for (const hook of this.#onResponse!) {
+      try {
+        hook(ctx, startedAt)
+      } catch (error) {
+        this.#app.log.error('http.response_hook_failed', { error })
+      }
+    }
   }
 
   async #before(ctx: HttpContext, list: ResolvedMiddleware[], ran: ResolvedMiddleware[]): Promise<boolean> {

@@ -1,14 +1,18 @@
 /**
  * @module http/request
  * The incoming request: parsed query and body (`input()`), route parameters, headers, verified
- * cookies, client address and the user a middleware put on it.
+ * cookies, client address, request id and the user a middleware put on it.
  */
+import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { parse as parseCookieHeader } from 'cookie'
 import type { CookieJar } from './cookie-jar.js'
 import { forwardedClient } from './trust-proxy.js'
 
 export type InputBag = Record<string, unknown>
+
+/** What an `X-Request-Id` from a trusted proxy must look like to be kept. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 export interface RequestOptions {
   /** Trusted reverse proxies in front of the app (TRUST_PROXY; 0 = none). */
@@ -30,6 +34,7 @@ export class Request {
   #rawCookies?: Record<string, string | undefined>
   #verifiedCookies?: Map<string, string | undefined>
   #user: unknown = null
+  #id?: string
 
   constructor(raw: IncomingMessage, options: RequestOptions) {
     this.raw = raw
@@ -137,6 +142,20 @@ export class Request {
    */
   ip(): string {
     return forwardedClient(this.header('x-forwarded-for'), this.#options.trustProxy) ?? this.raw.socket?.remoteAddress ?? 'unknown'
+  }
+
+  /**
+   * The request's id, for log lines (`request_id`): behind TRUST_PROXY trusted proxies, the
+   * `X-Request-Id` they sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`; otherwise (no trusted
+   * proxy, no header, or any other value) a random UUID. Made on first read, then the same for
+   * the whole request.
+   */
+  get id(): string {
+    if (this.#id === undefined) {
+      const sent = this.#options.trustProxy > 0 ? this.raw.headers['x-request-id'] : undefined
+      this.#id = typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID()
+    }
+    return this.#id
   }
 
   isSecure(): boolean {

@@ -15,3 +15,9 @@ export class MailProvider extends ServiceProvider {
     if (!app.has('mailer')) app.singleton('mailer', () => new Mailer(app))
   }
 }
+
+declare module '../container/bindings.js' {
+  interface ContainerBindings {
+    mailer: Mailer
+  }
+}

@@ -6,7 +6,6 @@
  * `'auth/LoginController@show'` both mean `app/controllers/auth/LoginController.ts`), exported
  * by their file name or as the default export, and instantiated per request.
  */
-import { existsSync } from 'node:fs'
 import type { Application } from '../foundation/application.js'
 import type { HttpContext } from '../http/context.js'
 import type { Middleware, MiddlewareClass } from '../http/middleware.js'
@@ -14,6 +13,7 @@ import type { CompiledRoute } from './router.js'
 import type { MiddlewareReference, RouteHandler } from './route-definition.js'
 import { RouteDefinitionError } from './errors.js'
 import { appModuleUrl } from '../foundation/app-modules.js'
+import { findModule } from '../foundation/module-finder.js'
 
 export type ResolvedHandler = (ctx: HttpContext) => unknown
 
@@ -31,8 +31,7 @@ const moduleCache = new Map<string, Promise<Record<string, unknown>>>()
 
 async function loadController(app: Application, reference: string): Promise<new (...a: any[]) => any> {
   const relative = reference.replace(/\./g, '/')
-  const base = app.path('app', 'controllers', relative)
-  const file = ['.ts', '.js', '.mts', '.mjs'].map((ext) => base + ext).find((f) => existsSync(f))
+  const file = findModule(app.path('app', 'controllers', relative))
   if (!file) throw new RouteDefinitionError(`Controller "${reference}" not found: expected app/controllers/${relative}.ts (create it with "node craft controller ${relative}").`)
   let loading = moduleCache.get(file)
   if (!loading) {
@@ -88,16 +87,13 @@ export function resolveMiddleware(app: Application, refs: MiddlewareReference[],
     const name = colon === -1 ? ref : ref.slice(0, colon)
     const args = colon === -1 ? [] : ref.slice(colon + 1).split(',').map((a) => a.trim())
     const stack = app.kernel.routeMiddleware[name]
-    if (!stack) {
-      if (name === 'api') {
-        throw new RouteDefinitionError(
-          `${where}: the routes of routes/api.ts run in the "api" stack, which Kernel.ts does not define. ` +
-            "Add api: [JWTAuthenticationMiddleware, LoadUserMiddleware] (from 'trowel/api') to routeMiddleware in Kernel.ts.",
-        )
-      }
-      throw new RouteDefinitionError(`${where}: unknown middleware "${name}". Add it to routeMiddleware in Kernel.ts.`)
+    if (!stack) throw new RouteDefinitionError(`${where}: unknown middleware "${name}". Add it to routeMiddleware in Kernel.ts.`)
+    for (const cls of Array.isArray(stack) ? stack : [stack]) {
+      const m = instance(cls)
+      // A middleware that takes arguments checks them now: `guard:typo` stops the boot.
+      m.validate?.(`${where}: "${ref}"`, ...args)
+      out.push({ instance: m, args })
     }
-    for (const cls of Array.isArray(stack) ? stack : [stack]) out.push({ instance: instance(cls), args })
   }
   return out
 }

@@ -13,8 +13,8 @@
  *   keep an active session alive; the cookie is HttpOnly, SameSite=Lax, and Secure over HTTPS.
  *   Ids left behind by `regenerate()`/`invalidate()` are destroyed in the store.
  *
- * When an exception handler answers instead of the handler (so `after` may not run), it should
- * call `saveSession(ctx)` so flashed errors and old input still reach the next request.
+ * The request handler runs `after` even when an error was rendered, so flashed errors and old
+ * input reach the next request; code that answers outside that path calls `saveSession(ctx)`.
  */
 import { Middleware } from '../http/middleware.js'
 import type { HttpContext } from '../http/context.js'
@@ -41,7 +41,7 @@ interface RequestSessionState {
   saved: boolean
 }
 
-/** Where the request's session state lives on `ctx.state` (a per-request WeakMap entry cost GC time). */
+/** Where the request's session state lives on `ctx.state`: a symbol key, cheaper per request than a WeakMap entry. */
 const SESSION_STATE = Symbol('session.state')
 type StateHolder = { [SESSION_STATE]?: RequestSessionState }
 

@@ -5,16 +5,13 @@
  * rotation (`regenerate`, `invalidate`). The session middleware loads it, sets `ctx.session`, and
  * saves it after the handler when something changed.
  */
-import { randomBytes } from 'node:crypto'
+import { randomToken } from '../support/random-token.js'
 import type { SessionData } from './session-store.js'
 
 const OLD_INPUT_KEY = '_old_input'
 const ERRORS_KEY = '_errors'
 
-/** 32 bytes from the CSPRNG, base64url. Used for session ids and CSRF tokens. */
-export function randomToken(): string {
-  return randomBytes(32).toString('base64url')
-}
+export { randomToken }
 
 export class Session {
   /** `null` until first read for a new session: most first visits never store one. */

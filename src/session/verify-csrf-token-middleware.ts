@@ -5,9 +5,9 @@
  * works) or the `X-CSRF-TOKEN` header, or it is refused with 419 `E_CSRF` before any handler
  * runs. Tokens in the query string are not accepted (they leak through logs and Referer).
  *
- * Exemption: a route is skipped when `ctx.state.csrfExempt === true`. The router sets that flag
- * for routes declared exempt (e.g. the JWT token routes, which carry no cookie); nothing else
- * should set it.
+ * Exemption: a route is skipped when `ctx.state.csrfExempt === true`. `createContext` sets
+ * that flag for routes declared exempt (e.g. the JWT token routes, which carry no cookie);
+ * nothing else should set it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { Middleware } from '../http/middleware.js'

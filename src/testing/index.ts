@@ -8,3 +8,7 @@ export { TestClient, type TestClientOptions, type RequestOptions } from './test-
 export { TestResponse } from './test-response.js'
 export { CookieStore } from './cookie-store.js'
 export { inject, fakeIncomingMessage, type InjectRequest, type InjectResponse, type RequestListener } from './inject.js'
+export { FakeUserProvider, FakeUser } from './fake-user-provider.js'
+export { fakeContext } from './fake-context.js'
+export { FakeHasher } from './fake-hasher.js'
+export { FakeLoginTokens } from './fake-login-tokens.js'

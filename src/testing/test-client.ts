@@ -15,15 +15,11 @@
  * On SQLite the app gets a fresh in-memory database, migrated, for each client (each test file
  * runs in its own process under `node --test`); on PostgreSQL or MySQL it uses `DATABASE_URL`.
  */
-import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { Application } from '../foundation/application.js'
 import { createApplication, loadEnvironment } from '../foundation/bootstrap.js'
 import { RequestHandler } from '../http/request-handler.js'
-import { Request } from '../http/request.js'
-import { Response } from '../http/response.js'
-import { HttpContext } from '../http/context.js'
-import type { CookieJar } from '../http/cookie-jar.js'
+import type { HttpContext } from '../http/context.js'
 import type { RouteRuntime } from '../routing/handler-resolver.js'
 import { startSession, saveSession } from '../session/session-middleware.js'
 import { VerifyCsrfTokenMiddleware } from '../session/verify-csrf-token-middleware.js'
@@ -31,6 +27,7 @@ import { normalizeDriver, type DatabaseManager } from '../database/database-mana
 import { Migrator } from '../database/migrator.js'
 import { Logger, type LogLevel } from '../support/logger.js'
 import { registerTypeScript } from '../cli/index.js'
+import { findModule } from '../foundation/module-finder.js'
 import { CookieStore } from './cookie-store.js'
 import { fakeIncomingMessage, inject } from './inject.js'
 import { TestResponse } from './test-response.js'
@@ -280,25 +277,25 @@ export class TestClient {
     return Boolean(runtime?.middleware.some((m) => m.instance instanceof VerifyCsrfTokenMiddleware)) || global.includes(VerifyCsrfTokenMiddleware)
   }
 
-  /** Runs `fn` with a request context carrying this client's cookies and session, then keeps the cookies it set. */
+  /**
+   * Runs `fn` with the context the server would give `GET /` from this client (its cookies, a
+   * session), then keeps the cookies it set. Built by the app's RequestHandler, as requests are.
+   */
   async #withContext(fn: (ctx: HttpContext) => Promise<void>): Promise<void> {
     const cookie = this.cookies.header()
     const raw = fakeIncomingMessage({ method: 'GET', url: '/', headers: { 'user-agent': 'trowel-test-client', ...(cookie ? { cookie } : {}) } })
-    const jar = this.app.make<CookieJar>('cookies')
-    const request = new Request(raw, { trustProxy: 0, cookies: jar })
-    const response = new Response({ cookies: jar, secure: false, urlFor: (name, params) => this.app.router.url(name, params) })
-    const ctx = new HttpContext(this.app, request, response, null)
+    const { ctx } = this.#shared.handler.createContext(raw)
     await startSession(this.app, ctx)
     await fn(ctx)
     await saveSession(ctx)
-    this.cookies.apply([...response.cookies.values()])
+    this.cookies.apply([...ctx.response.cookies.values()])
   }
 }
 
 function findAppRoot(from: string): string {
   let dir = resolve(from)
   for (;;) {
-    if (['Kernel.ts', 'Kernel.js'].some((f) => existsSync(join(dir, f)))) return dir
+    if (findModule(join(dir, 'Kernel'))) return dir
     const parent = dirname(dir)
     if (parent === dir) throw new Error(`TestClient: no Trowel app (a folder with Kernel.ts) at or above ${from}; pass { root }.`)
     dir = parent

@@ -19,7 +19,7 @@ import * as v from 'valibot'
 import { ValidationError } from '../http/errors.js'
 import { FrameworkError } from '../foundation/framework-error.js'
 import { db as defaultConnection, hasDatabase } from '../database/database-manager.js'
-import { whereCaseless } from '../database/where-caseless.js'
+import { whereCaseless, whereEmail } from '../database/where-caseless.js'
 import { formatMessage } from './messages.js'
 import { parseRules, type BuiltinRule, type ParsedRule, type RuleSpec } from './rule-spec.js'
 
@@ -122,7 +122,7 @@ async function validateField(
     value = outcome
   }
   for (const rule of deferred) {
-    const failure = await checkDatabase(rule.name as 'unique' | 'exists', rule.args, value, field, options.db)
+    const failure = await checkDatabase(rule.name as 'unique' | 'exists', rule.args, value, field, options.db, builtins.has('email'))
     if (failure) return failure
   }
   return { present: true, value }
@@ -235,7 +235,8 @@ function isSameInput(a: unknown, b: unknown): boolean {
 
 /**
  * `unique:table[,column[,ignoreValue[,ignoreColumn]]]`: no row has this value (text compared
- * case-insensitively, `lower(column) = lower(?)`); the row whose `ignoreColumn` (default `id`)
+ * case-insensitively, `lower(column) = lower(?)`; an address, i.e. a field with the `email` rule
+ * or an `email` column, is compared as accounts are, normalised: see `whereEmail`); the row whose `ignoreColumn` (default `id`)
  * equals `ignoreValue` is skipped, for updates. `exists:table[,column]`: some row has it (same
  * comparison).
  */
@@ -245,6 +246,7 @@ async function checkDatabase(
   value: unknown,
   field: string,
   given: Knex | undefined,
+  isEmail: boolean,
 ): Promise<RuleFailure | null> {
   // The app's default connection unless the caller names one (`{ db: db('other') }`).
   const db = given ?? (hasDatabase() ? defaultConnection() : undefined)
@@ -254,7 +256,11 @@ async function checkDatabase(
   if (typeof value !== 'string' && typeof value !== 'number') return new RuleFailure(rule === 'unique' ? 'string' : 'exists')
   const [table, column = field, ignoreValue, ignoreColumn = 'id'] = args as [string, string?, string?, string?]
   let query = db(table).select(db.raw('1 as found')).limit(1)
-  query = typeof value === 'string' ? whereCaseless(query, column, value) : query.where(column, value)
+  // An address (the field has the `email` rule, or the column is `email` / `…_email`) is compared
+  // as accounts compare it, so that `unique`/`exists` agree with registration and login
+  // (whereEmail: normalised, and as typed for older rows); other text without case.
+  const address = isEmail || /(^|_)email$/i.test(column)
+  query = typeof value === 'string' ? (address ? whereEmail(query, column, value) : whereCaseless(query, column, value)) : query.where(column, value)
   if (rule === 'unique' && ignoreValue !== undefined && ignoreValue !== '') query = query.whereNot(ignoreColumn, ignoreValue)
   const found = (await query).length > 0
   if (rule === 'unique') return found ? new RuleFailure('unique') : null

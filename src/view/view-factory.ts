@@ -5,8 +5,8 @@
  * re-read on every render when APP_DEBUG is on. `forContext(ctx)` adds the per-request globals
  * (`csrf_field`, `old()`, `errors`, `messages`, `auth_user`, ...); see `ContextView`.
  *
- * The lead wiring (done by `ViewProvider`): `app.singleton('view', () => new ViewFactory(app))`
- * and `app.bind('http.context.view', (ctx) => app.make('view').forContext(ctx))`.
+ * `ViewProvider` wires it: `app.singleton('view', () => new ViewFactory(app))` and
+ * `app.bind('http.context.view', (ctx) => app.make('view').forContext(ctx))`.
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'

@@ -26,3 +26,9 @@ export class ViewProvider extends ServiceProvider {
     handler.renderPage = (page) => app.make<ViewFactory>('view').renderErrorPage(page)
   }
 }
+
+declare module '../container/bindings.js' {
+  interface ContainerBindings {
+    view: ViewFactory
+  }
+}

@@ -42,3 +42,10 @@ export class JwtVersionMismatchError extends JwtError {
     )
   }
 }
+
+/** Well formed and correctly signed, but no longer the token stored for its user (replaced or revoked). */
+export class JwtRevokedError extends JwtError {
+  constructor() {
+    super('E_JWT_REVOKED', 'The token is no longer the current one for its user.')
+  }
+}

@@ -4,7 +4,7 @@
  * column. No HTTP here; see the JWT guard for the 401 answers.
  */
 export { JwtCodec } from './jwt-codec.js'
-export { JwtError, JwtExpiredError, JwtInvalidError, JwtVersionMismatchError } from './errors.js'
+export { JwtError, JwtExpiredError, JwtInvalidError, JwtRevokedError, JwtVersionMismatchError } from './errors.js'
 export { sha256Hex } from './digest.js'
 export { MIN_SECRET_BYTES } from './resolve-jwt-config.js'
 export type { JwtAlgorithm, JwtCodecConfig, JwtCodecOptions, JwtPayload, JwtVerifyOptions, SignedJwt } from './types.js'

@@ -1,49 +1,145 @@
 /**
  * @module auth/guards/base-guard
- * What every guard shares: the per-request user, and `attempt`/`attemptById` on top of the
- * guard's own `login` (credentials always go through the throttled CredentialVerifier).
+ * What every guard shares: this request's user and the answers `Guard` promises on top of the
+ * guard's own `resolve()` (who sent the request), `login` and `logout`. Credentials always go
+ * through the CredentialVerifier and its budgets; the outcome is emitted as an auth event
+ * (`auth:throttled`, and `auth:account_locked` when an account's own budget has just run out).
  */
 import type { HttpContext } from '../../http/context.js'
-import type { CredentialVerifier } from '../credential-verifier.js'
+import type { Emitter } from '../../events/emitter.js'
+import { TooManyRequestsError, UnauthorizedError, ValidationError } from '../../http/errors.js'
+import { BudgetExceededError, MAX_IDENTIFIER_BYTES, MAX_PASSWORD_BYTES, type CredentialVerifier } from '../credential-verifier.js'
+import type { AuthUser, CredentialUserProvider } from '../types.js'
+import { eventBase } from '../events.js'
 import type { Guard } from './guard.js'
 
-export abstract class BaseGuard implements Guard {
-  /** `undefined` until `check()` or a login has run for this request. */
-  protected current: any | null | undefined = undefined
+export interface GuardDependencies<User extends AuthUser> {
+  provider: CredentialUserProvider<User>
+  verifier: CredentialVerifier
+  events: Emitter
+}
+
+export abstract class BaseGuard<User extends AuthUser = AuthUser> implements Guard<User> {
+  abstract readonly driverName: string
+  #user: User | null = null
+  #attempt: Promise<User> | undefined
+  /** Set by a logout: the credentials the request came with no longer count. */
+  #ended = false
 
   constructor(
     readonly name: string,
     protected readonly ctx: HttpContext,
-    protected readonly model: any,
-    protected readonly verifier: CredentialVerifier,
-    /** Names the entry point in logs and throttling diagnostics (`web`, `api`). */
-    private readonly channel: string,
+    protected readonly deps: GuardDependencies<User>,
   ) {}
 
-  abstract check(): Promise<any | null>
-  abstract login(user: any): Promise<void>
+  /** Finds the request's user from its credentials; throws the guard's 401 error. Runs once. */
+  protected abstract resolve(): Promise<User>
+  abstract login(user: User): Promise<void>
   abstract logout(): Promise<void>
 
-  user(): any | null {
-    return this.current ?? null
+  /** The 401 error this guard throws when nobody is authenticated. */
+  protected unauthenticated(): UnauthorizedError {
+    return new UnauthorizedError()
   }
 
-  setUser(user: any | null): void {
-    this.current = user
+  get user(): User | null {
+    return this.#user
   }
 
-  async attempt(identifier: unknown, password: unknown): Promise<any | null> {
-    const user = await this.verifier.verify(this.model, identifier, password, this.ctx.request.ip(), this.channel)
+  get isAuthenticated(): boolean {
+    return this.#user !== null
+  }
+
+  get authenticationAttempted(): boolean {
+    return this.#attempt !== undefined
+  }
+
+  authenticate(): Promise<User> {
+    if (this.#ended) return Promise.reject(this.unauthenticated())
+    this.#attempt ??= this.resolve().then((user) => (this.#user = user))
+    return this.#attempt
+  }
+
+  async check(): Promise<boolean> {
+    if (this.#user) return true
+    try {
+      await this.authenticate()
+      return true
+    } catch (error) {
+      if (error instanceof UnauthorizedError) return false
+      throw error
+    }
+  }
+
+  getUserOrFail(): User {
+    if (!this.#user) throw this.unauthenticated()
+    return this.#user
+  }
+
+  async attempt(identifier: unknown, password: unknown): Promise<User | null> {
+    const { verifier, provider, events } = this.deps
+    const { request } = this.ctx
+    let result
+    try {
+      result = await verifier.verify(provider, identifier, password, {
+        ip: request.ip(),
+        deviceFor: (accountId) => this.deviceFor(accountId),
+        signal: (request as { signal?: AbortSignal }).signal,
+      })
+    } catch (error) {
+      if (error instanceof TooManyRequestsError) {
+        events.emit('auth:throttled', { ...eventBase(this.ctx, this.name, null), retryAfter: error.retryAfter })
+        if (error instanceof BudgetExceededError && error.locksAccount) {
+          events.emit('auth:account_locked', { ...eventBase(this.ctx, this.name, error.account!), retryAfter: error.retryAfter })
+        }
+      }
+      // Anything else (503 E_UNAVAILABLE from an unreachable budget store, 503 E_SERVER_BUSY from
+      // the hasher) goes up as it is: never a "wrong password".
+      throw error
+    }
+    if (result.tooLong) throw this.tooLong(result.tooLong)
+    if (!result.ok) {
+      events.emit('auth:login_failed', eventBase(this.ctx, this.name, result.user))
+      return null
+    }
+    await this.login(result.user)
+    events.emit('auth:login_succeeded', eventBase(this.ctx, this.name, result.user))
+    return result.user
+  }
+
+  /**
+   * The device id of this request's device cookie when it names `accountId`, else null. Only the
+   * web guard has devices; their attempts are counted on their own key, not the account's.
+   */
+  protected deviceFor(_accountId: unknown): string | null {
+    return null
+  }
+
+  /** Oversized input: 422 E_VALIDATION (a 302 back with the error on a web form), named by the field sent. */
+  protected tooLong(what: 'identifier' | 'password'): ValidationError {
+    if (what === 'password') return new ValidationError({ password: [`The password field must not be greater than ${MAX_PASSWORD_BYTES} bytes.`] })
+    let field = 'email'
+    try {
+      const body = this.ctx.request.body as Record<string, unknown>
+      if (body.email === undefined && body.username !== undefined) field = 'username'
+    } catch {
+      // An unreadable body: keep `email`.
+    }
+    return new ValidationError({ [field]: [`The ${field} field must not be greater than ${MAX_IDENTIFIER_BYTES} bytes.`] })
+  }
+
+  async attemptById(id: unknown): Promise<User | null> {
+    const user = await this.deps.provider.findById(id)
     if (!user) return null
     await this.login(user)
+    this.deps.events.emit('auth:login_succeeded', eventBase(this.ctx, this.name, user))
     return user
   }
 
-  async attemptById(id: unknown): Promise<any | null> {
-    if (id === null || id === undefined || id === '') return null
-    const user = await this.model.find(id)
-    if (!user) return null
-    await this.login(user)
-    return user
+  /** Records `user` as this request's user (after a login) or clears it (after a logout). */
+  protected setUser(user: User | null): void {
+    this.#user = user
+    this.#ended = user === null
+    this.#attempt = user ? Promise.resolve(user) : undefined
   }
 }

@@ -3,44 +3,44 @@
  * Where password hashing runs: worker threads that use the CPU the rest of the process leaves
  * idle, with a reserve thread so that a busy server cannot lock logins out.
  *
- * Hashing is meant to be slow (argon2id, about 12 ms of one core). On libuv's pool it ran at the
- * event loop's priority: a burst of logins took every core, and every other request (a JWT route,
- * a page) waited for CPU behind them. Now, on Linux:
+ * Hashing is meant to be slow (argon2id, about 12 ms of one core). At the event loop's priority a
+ * burst of logins would take every core while every other request waited behind it. On Linux:
  *
  * - **Background threads** (one per core the process may use, shared out among `serve --workers`
- *   processes) run at nice 19 (`HASH_NICE`, 0-19). The kernel runs them when the event loop has
- *   nothing to do and switches back to the event loop as soon as a request arrives, so logins in
- *   flight do not delay other requests: issue 7's rule, the JWT route's p99 while 20 logins hash
- *   within 3x of its idle p99, holds (`npm run test:soak`).
- * - **The reserve thread** runs at nice 5. At nice 19 alone, a process whose event loop keeps a
- *   core busy (a saturated API, or other programs on the machine) would let about one login a
- *   second through. When the background threads have finished nothing for `starvedAfterMs`
- *   (1 s) while jobs wait, the reserve takes the waiting jobs one after another until a
- *   background thread finishes one promptly (in under half that time) or the pool runs out of
- *   work; at nice 5 it gets about a quarter of a core the event loop keeps busy.
+ *   processes) run at nice 19 (`HASH_NICE`, 0-19): the kernel runs them when the event loop has
+ *   nothing to do and switches back as soon as a request arrives, so logins in flight barely
+ *   delay other requests (`npm run test:soak` checks the JWT route's p99 beside 20 logins).
+ * - **The reserve thread** runs at nice 5, so that a process whose event loop keeps a core busy
+ *   cannot lock logins out. When the background threads have finished nothing for
+ *   `starvedAfterMs` (1 s) while jobs wait, the reserve takes the waiting jobs one after another
+ *   until a background thread finishes one promptly (in under half that time) or the pool runs
+ *   out of work.
  *
- * Measured on 2 cores with the server pinned to one and the load on the other:
- *
- * | hashing at | JWT p99 beside 20 logins vs idle (`test:soak`) | saturated API: logins/s, API rate kept (`bench:logins`) |
- * |---|---:|---:|
- * | nice 0, the event loop's priority (`HASH_NICE=0`; libuv's pool in the last column) | 6.7x | 20/s, 51 % |
- * | nice 5 (the previous default) | 4.1-4.2x | 11/s, 77-82 % |
- * | nice 19 without a reserve | | 1/s, 91 % |
- * | nice 19 + the reserve at nice 5 (now) | 1.3-2.1x | 9-10/s, 64-73 % |
- *
- * The price is in the last column: while the API keeps the core saturated and logins flood it,
- * the two hashing threads cost the API a little more than one thread at nice 5 did.
+ * The measurements behind these choices are in bench/RESULTS.md.
  *
  * `setpriority` applies to the calling thread on Linux only; elsewhere it would lower the whole
  * process, so there every thread keeps the normal priority and there is no reserve.
  *
- * Jobs wait in one line, first come first served; a thread takes the next when it is free.
+ * Jobs wait in one line per client, served round-robin (see fair-queue): a free thread takes the
+ * next job of the next client, so one client's flood delays another's check by about one job per
+ * client with work waiting. `HASH_FAIR=0` makes it one first-come-first-served line (kept for the
+ * flood benchmark's comparison, not for production). A job may carry a deadline (`maxWaitMs`):
+ * one that could not start in time leaves the queue when the deadline comes, is not run, and fails
+ * with `ServerBusyError` (503). It is not refused on arrival from an estimate of the wait: a
+ * client refused at once asks again at once, and a flood of instant 503s takes the CPU the
+ * hashing threads need (bench/RESULTS.md, "Login under a flood"); held until its deadline, a
+ * flooding connection sends at most one check per `maxWaitMs`. A job whose `signal` aborts while
+ * it waits is removed and fails with `HashAbortedError`; one already running finishes (argon2
+ * cannot be interrupted) and its result is thrown away.
+ *
  * Threads start on the first job (an app that never hashes pays nothing), do not keep the process
  * alive when idle, and a thread that dies is replaced (its job fails, the next one runs).
  */
 import { Worker } from 'node:worker_threads'
 import { availableParallelism } from 'node:os'
 import { createRequire } from 'node:module'
+import { ServerBusyError } from '../../http/errors.js'
+import { FairQueue, REAL_CLOCK, type QueueClock, type QueueEntry } from './fair-queue.js'
 
 export type HashJob =
   | { op: 'argon2.hash'; password: string | Uint8Array; options: Record<string, unknown> }
@@ -48,10 +48,46 @@ export type HashJob =
   | { op: 'bcrypt.verify'; hash: string; password: string }
   | { op: 'priority' }
 
+/** How one job waits: whose it is, how long it may wait, and who is told how long it waited. */
+export interface RunOptions {
+  /** The client's queue key (`clientKey(ip)` of auth/throttle/client-key); none: the shared line. */
+  client?: string
+  /** Aborted: the job leaves the queue (or, running, its result is thrown away): `HashAbortedError`. */
+  signal?: AbortSignal
+  /** How long the job may wait for a thread (ms); default `Infinity`. Longer: `ServerBusyError`. */
+  maxWaitMs?: number
+  /** Called with the milliseconds the job waited, when a thread takes it. */
+  onWait?: (ms: number) => void
+}
+
+/**
+ * The client went away: its job's `signal` aborted before the job ran (it was never run), or
+ * while it ran (its result was thrown away). `name` is `'AbortError'`, as for fetch and Node's
+ * own APIs; the signal's `reason` is the `cause`.
+ */
+export class HashAbortedError extends Error {
+  readonly code = 'ABORT_ERR'
+  constructor(cause?: unknown) {
+    super('The client went away before its password check ran.', cause === undefined ? undefined : { cause })
+    this.name = 'AbortError'
+  }
+}
+
+/** The job itself failed in its thread (e.g. argon2 could not parse the hash); the pool is fine. */
+export class HashJobError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'HashJobError'
+  }
+}
+
 interface Pending {
   job: HashJob
   resolve: (value: unknown) => void
   reject: (error: Error) => void
+  signal: AbortSignal | undefined
+  maxWaitMs: number
+  onWait: ((ms: number) => void) | undefined
 }
 
 interface Slot {
@@ -93,6 +129,22 @@ export interface HashPoolOptions {
   nice?: number
   /** How long the background threads may finish nothing while jobs wait before the reserve helps (ms, default 1000). */
   starvedAfterMs?: number
+  /** Round-robin per client (default, unless `HASH_FAIR=0`); `false`: one first-come-first-served line. */
+  fair?: boolean
+  /** The waiting room's clock and timers (tests); default `performance.now()` and `setTimeout`. */
+  clock?: QueueClock
+}
+
+/** How the pool has fared since it was made, for tests and metrics. */
+export interface HashPoolStats {
+  /** Jobs handed to a thread. */
+  started: number
+  /** Jobs that finished (with a result or a job error). */
+  finished: number
+  /** Jobs whose `maxWaitMs` passed while they waited. */
+  expired: number
+  /** Jobs whose `signal` aborted while they waited (never run). */
+  aborted: number
 }
 
 interface WorkerData {
@@ -106,8 +158,12 @@ export class HashPool {
   /** The background threads' niceness (0 off Linux). */
   readonly nice: number
   readonly starvedAfterMs: number
+  /** Jobs wait here, one line per client, served round-robin (one line for all when not `fair`). */
+  readonly fair: boolean
   readonly #slots: Slot[] = []
-  readonly #queue: Pending[] = []
+  readonly #queue: FairQueue<Pending>
+  readonly #clock: QueueClock
+  readonly #stats: HashPoolStats = { started: 0, finished: 0, expired: 0, aborted: 0 }
   readonly #workerData: WorkerData
   /** Exists on Linux when the background threads run below RESERVE_NICE. */
   readonly #hasReserve: boolean
@@ -129,6 +185,9 @@ export class HashPool {
     const linux = process.platform === 'linux'
     this.nice = linux ? (options.nice ?? hashNice(process.env.HASH_NICE)) : 0
     this.starvedAfterMs = options.starvedAfterMs ?? 1000
+    this.fair = options.fair ?? process.env.HASH_FAIR !== '0'
+    this.#clock = options.clock ?? REAL_CLOCK
+    this.#queue = new FairQueue<Pending>({ fair: this.fair, clock: this.#clock, onDrop: (entry, reason) => this.#dropped(entry, reason) })
     this.#hasReserve = linux && this.nice > RESERVE_NICE
     this.#workerData = {
       argon2: requireModule.resolve('@node-rs/argon2'),
@@ -137,11 +196,33 @@ export class HashPool {
     }
   }
 
-  /** Runs `job` on a pool thread; resolves with its result. */
-  run<T>(job: HashJob): Promise<T> {
+  /** Jobs waiting for a thread, all clients together. */
+  get queueLength(): number {
+    return this.#queue.length
+  }
+
+  /** Counters since the pool was made (a copy). */
+  get stats(): HashPoolStats {
+    return { ...this.#stats }
+  }
+
+  /**
+   * Runs `job` on a pool thread; resolves with its result. Rejects with `ServerBusyError` when it
+   * cannot start within `options.maxWaitMs`, `HashAbortedError` when `options.signal` aborts,
+   * `HashJobError` when the job fails in its thread, and a plain `Error` when the pool is closed or
+   * a thread died or could not start.
+   */
+  run<T>(job: HashJob, options: RunOptions = {}): Promise<T> {
     if (this.#closed) return Promise.reject(new Error('The hashing pool is closed.'))
+    const { signal } = options
+    if (signal?.aborted) {
+      this.#stats.aborted++
+      return Promise.reject(new HashAbortedError(signal.reason))
+    }
+    const maxWaitMs = options.maxWaitMs ?? Infinity
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ job, resolve: resolve as (value: unknown) => void, reject })
+      const pending: Pending = { job, resolve: resolve as (value: unknown) => void, reject, signal, maxWaitMs, onWait: options.onWait }
+      this.#queue.push(pending, { client: options.client, maxWaitMs, signal })
       this.#dispatch()
     })
   }
@@ -151,7 +232,7 @@ export class HashPool {
     this.#closed = true
     if (this.#starvationTimer) clearTimeout(this.#starvationTimer)
     this.#starvationTimer = null
-    for (const pending of this.#queue.splice(0)) pending.reject(new Error('The hashing pool is closed.'))
+    for (const pending of this.#queue.clear()) pending.reject(new Error('The hashing pool is closed.'))
     const slots = this.#slots.splice(0)
     if (this.#reserve) slots.push(this.#reserve)
     this.#reserve = null
@@ -170,16 +251,31 @@ export class HashPool {
           // The system refused a thread (thread limit, memory). With none alive nothing would
           // ever take the job: it fails now, as a hash error (a login that cannot be checked).
           if (this.#slots.length === 0) {
-            this.#queue.shift()!.reject(error instanceof Error ? error : new Error(String(error)))
+            this.#queue.take()?.item.reject(error instanceof Error ? error : new Error(String(error)))
             continue
           }
         }
       }
       if (!slot) break
+      const next = this.#queue.take()
+      if (!next) break
       this.#progressAt = performance.now()
-      this.#start(slot, this.#queue.shift()!)
+      this.#start(slot, next)
     }
     this.#helpIfStarved()
+  }
+
+  /** A job left the queue without running: its deadline came, or its client went away. */
+  #dropped(entry: QueueEntry<Pending>, reason: 'expired' | 'aborted'): void {
+    const pending = entry.item
+    if (reason === 'aborted') {
+      this.#stats.aborted++
+      pending.reject(new HashAbortedError(pending.signal?.reason))
+    } else {
+      this.#stats.expired++
+      const cause = new Error(`Password check not run: no hashing thread was free within ${pending.maxWaitMs} ms.`)
+      pending.reject(new ServerBusyError(Math.min(60, pending.maxWaitMs / 1000), undefined, { cause }))
+    }
   }
 
   /**
@@ -207,14 +303,24 @@ export class HashPool {
         return // no thread to spare: the background threads carry on alone
       }
     }
-    this.#start(this.#reserve, this.#queue.shift()!)
+    const next = this.#queue.take()
+    if (next) this.#start(this.#reserve, next)
   }
 
-  #start(slot: Slot, job: Pending): void {
-    slot.busy = job
+  #start(slot: Slot, entry: QueueEntry<Pending>): void {
+    const pending = entry.item
+    slot.busy = pending
     slot.startedAt = performance.now()
+    this.#stats.started++
     slot.worker.ref()
-    slot.worker.postMessage(job.job)
+    slot.worker.postMessage(pending.job)
+    if (pending.onWait) {
+      try {
+        pending.onWait(Math.max(0, this.#clock.now() - entry.enqueuedAt))
+      } catch {
+        // A metrics callback must not break hashing.
+      }
+    }
   }
 
   #spawn(workerData: WorkerData): Slot {
@@ -231,8 +337,11 @@ export class HashPool {
         if (this.#progressAt - slot.startedAt < this.starvedAfterMs / 2) this.#starving = false
       }
       if (done) {
-        if (message.ok) done.resolve(message.result)
-        else done.reject(new Error(message.message))
+        this.#stats.finished++
+        // The client left while its job ran: the result goes nowhere.
+        if (done.signal?.aborted) done.reject(new HashAbortedError(done.signal.reason))
+        else if (message.ok) done.resolve(message.result)
+        else done.reject(new HashJobError(message.message ?? 'The hashing job failed.'))
       }
       this.#dispatch()
       if (this.#queue.length === 0 && !this.#slots.some((s) => s.busy)) this.#starving = false

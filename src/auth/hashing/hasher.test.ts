@@ -2,8 +2,9 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import * as argon2 from '@node-rs/argon2'
 import * as bcrypt from '@node-rs/bcrypt'
-import { Hasher, PasswordTooLongError } from './index.js'
+import { DEFAULT_MAX_WAIT_MS, Hasher, PasswordTooLongError } from './index.js'
 import { HashPool, RESERVE_NICE, hashNice } from './hash-pool.js'
+import { ServerBusyError } from '../../http/errors.js'
 
 const hasher = new Hasher()
 
@@ -256,6 +257,187 @@ describe('HashPool', () => {
       await job
       clearInterval(timer)
       assert.ok(ticks > 0, 'no timer ran while a hash was computed')
+    } finally {
+      await pool.close()
+    }
+  })
+})
+
+describe('Hasher: fair, bounded checks (SPEC §9 item 5)', () => {
+  // Cheap hashes for the checks; a slow job run straight on the pool keeps its one thread busy.
+  const cheap = { memoryCost: 1024, timeCost: 1 }
+  const slow = { op: 'argon2.hash' as const, password: 'x', options: { memoryCost: 65536, timeCost: 10, parallelism: 1, algorithm: 2, version: 1 } }
+  // starvedAfterMs: no reserve thread, so one thread takes the jobs one by one, in queue order.
+  const onePool = (options: { fair?: boolean } = {}) => new HashPool(1, { starvedAfterMs: 60_000, ...options })
+  const isAbort = (error: unknown) => error instanceof Error && error.name === 'AbortError'
+  const isBusy = (error: unknown) =>
+    error instanceof ServerBusyError && error.status === 503 && error.code === 'E_SERVER_BUSY' && Number(error.headers['Retry-After']) >= 1
+  /** Handles the rejection at once (no unhandled rejection while another is awaited); rethrows when awaited. */
+  const later = <T>(promise: Promise<T>): Promise<T> => {
+    promise.catch(() => {})
+    return promise
+  }
+  // A generous limit where the test is not about the limit: the machine may be busy with other tests.
+  const patient = 60_000
+
+  it('verify and dummyVerify take a client, a signal and a maxWaitMs, and answer as before', async () => {
+    const pool = onePool()
+    try {
+      const hasher = new Hasher({ ...cheap, pool })
+      const stored = await hasher.hash('right password', { client: '192.0.2.1' })
+      const options = { client: '192.0.2.1', signal: new AbortController().signal, maxWaitMs: patient }
+      assert.equal(await hasher.verify(stored, 'right password', options), true)
+      assert.equal(await hasher.verify(stored, 'wrong password', options), false)
+      assert.equal(await hasher.verify('$argon2id$broken', 'x', options), false, 'an unreadable hash is still false')
+      assert.equal(await hasher.verify('not a hash', 'x', options), false)
+      assert.equal(await hasher.dummyVerify('x', { client: '2001:db8::1', maxWaitMs: patient }), false)
+      assert.equal(hasher.verifications, 5)
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('maxWaitMs: 2000 by default, set by the constructor or later; hash() waits without a limit unless given one', async () => {
+    assert.equal(DEFAULT_MAX_WAIT_MS, 2000)
+    assert.equal(new Hasher().maxWaitMs, 2000)
+    assert.equal(new Hasher({ maxWaitMs: 500 }).maxWaitMs, 500)
+    const pool = onePool()
+    try {
+      const hasher = new Hasher({ ...cheap, pool, maxWaitMs: 1 })
+      hasher.maxWaitMs = 5
+      const blocker = pool.run(slow)
+      assert.match(await hasher.hash('registration'), /^\$argon2id\$/)
+      await blocker
+      const blocker2 = pool.run(slow)
+      await assert.rejects(hasher.hash('bounded', { maxWaitMs: 5 }), isBusy)
+      await blocker2
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('a check that cannot start within maxWaitMs is not run: ServerBusyError (503 E_SERVER_BUSY, Retry-After)', async () => {
+    const pool = onePool()
+    try {
+      const hasher = new Hasher({ ...cheap, pool, maxWaitMs: 20 })
+      const stored = await hasher.hash('pw')
+      const startedBefore = pool.stats.started
+      const blocker = pool.run(slow)
+      const checks = [hasher.verify(stored, 'pw'), hasher.dummyVerify('pw'), hasher.verify(stored, 'pw', { maxWaitMs: 30 })].map(later)
+      for (const check of checks) await assert.rejects(check, isBusy)
+      await blocker
+      const stats = pool.stats
+      assert.equal(stats.started - startedBefore, 1, 'only the blocker ran')
+      assert.equal(stats.expired, 3, 'each left the queue when its time was up')
+      assert.equal(hasher.verifications, 3, 'refused checks still count as verifications')
+      // The thread free again: checks run.
+      assert.equal(await hasher.verify(stored, 'pw', { maxWaitMs: patient }), true)
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('a check whose client left before it started is never run', async () => {
+    const pool = onePool()
+    try {
+      const hasher = new Hasher({ ...cheap, pool, maxWaitMs: patient })
+      const stored = await hasher.hash('pw')
+      await hasher.dummyVerify('warm up') // makes the custom-cost dummy hash
+      const startedBefore = pool.stats.started
+      const blocker = pool.run(slow)
+      const controller = new AbortController()
+      const check = later(hasher.verify(stored, 'pw', { client: '192.0.2.9', signal: controller.signal }))
+      const dummy = later(hasher.dummyVerify('pw', { client: '192.0.2.9', signal: controller.signal }))
+      await new Promise((r) => setImmediate(r)) // dummyVerify queues after awaiting its dummy hash
+      assert.equal(hasher.queueLength, 2)
+      controller.abort()
+      assert.equal(hasher.queueLength, 0, 'removed from the queue at once')
+      await assert.rejects(check, isAbort)
+      await assert.rejects(dummy, isAbort)
+      // Already gone when asked: nothing is queued.
+      await assert.rejects(hasher.verify(stored, 'pw', { signal: controller.signal }), isAbort)
+      await blocker
+      assert.equal(pool.stats.started - startedBefore, 1, 'only the blocker ran: no check of a client who left')
+      assert.equal(pool.stats.aborted, 3)
+      assert.equal(hasher.verifications, 4)
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('a check already running when its client leaves finishes, and its result is thrown away', async () => {
+    const pool = onePool()
+    try {
+      const hasher = new Hasher({ ...cheap, pool, maxWaitMs: patient })
+      const stored = await hasher.hash('pw')
+      const controller = new AbortController()
+      const finishedBefore = pool.stats.finished
+      const check = hasher.verify(stored, 'pw', { signal: controller.signal })
+      assert.equal(hasher.queueLength, 0, 'the thread took it at once')
+      controller.abort()
+      await assert.rejects(check, isAbort)
+      assert.equal(pool.stats.finished - finishedBefore, 1, 'it ran to the end')
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('a broken pool is ServerBusyError with the failure as cause, never false and never a plain error', async () => {
+    const pool = onePool()
+    const hasher = new Hasher({ ...cheap, pool })
+    const stored = await hasher.hash('pw')
+    await pool.close()
+    for (const attempt of [hasher.verify(stored, 'pw'), hasher.verify('$2b$04$' + 'a'.repeat(53), 'pw'), hasher.verify('unknown', 'pw'), hasher.dummyVerify('pw'), hasher.hash('pw')].map((p) => later<unknown>(p))) {
+      await assert.rejects(attempt, (error: unknown) => isBusy(error) && /closed/.test(String((error as Error).cause)))
+    }
+    // A custom-cost hasher makes its dummy hash first: that failing is ServerBusyError too.
+    const custom = new Hasher({ memoryCost: 2048, timeCost: 1, pool })
+    await assert.rejects(custom.dummyVerify('pw'), isBusy)
+  })
+
+  it('clients are served round-robin: a single check overtakes a flood queued before it', async () => {
+    for (const fair of [true, false]) {
+      const pool = onePool({ fair })
+      try {
+        const hasher = new Hasher({ ...cheap, pool, maxWaitMs: patient })
+        await hasher.dummyVerify('warm up')
+        const order: string[] = []
+        const blocker = pool.run(slow)
+        // Four addresses of one IPv6 /64 are one client.
+        const flood = Array.from({ length: 4 }, (_, i) => hasher.dummyVerify('x', { client: `2001:db8:1:2::${i + 1}` }).then(() => order.push(`flood ${i + 1}`)))
+        const honest = hasher.dummyVerify('x', { client: '192.0.2.1' }).then(() => order.push('honest'))
+        await Promise.all([blocker, honest, ...flood])
+        assert.deepEqual(order, fair ? ['flood 1', 'honest', 'flood 2', 'flood 3', 'flood 4'] : ['flood 1', 'flood 2', 'flood 3', 'flood 4', 'honest'], fair ? 'fair' : 'HASH_FAIR=0: first come first served')
+        assert.equal(pool.fair, fair)
+      } finally {
+        await pool.close()
+      }
+    }
+  })
+
+  it('reports the jobs waiting (queueLength) and each job\'s wait (onWait)', async () => {
+    const pool = onePool()
+    try {
+      const waits: number[] = []
+      const hasher = new Hasher({ ...cheap, pool, maxWaitMs: patient })
+      await hasher.dummyVerify('warm up') // makes the custom-cost dummy hash
+      hasher.onWait = (ms) => waits.push(ms)
+      assert.equal(hasher.queueLength, 0)
+      const blocker = pool.run(slow)
+      const checks = [hasher.dummyVerify('a', { client: '192.0.2.1' }), hasher.dummyVerify('b', { client: '192.0.2.2' }), hasher.dummyVerify('c')].map(later)
+      await new Promise((r) => setImmediate(r)) // dummyVerify queues after awaiting its dummy hash
+      assert.equal(hasher.queueLength, 3)
+      assert.equal(pool.queueLength, 3)
+      await Promise.all([blocker, ...checks])
+      assert.equal(hasher.queueLength, 0)
+      assert.equal(waits.length, 3, 'one per job of this hasher (the blocker is not its job)')
+      for (const ms of waits) assert.ok(Number.isFinite(ms) && ms >= 0)
+      assert.ok(Math.max(...waits) > 0, 'they waited for the blocker')
+      // A callback that throws changes nothing.
+      hasher.onWait = () => {
+        throw new Error('metrics bug')
+      }
+      assert.equal(await hasher.dummyVerify('d'), false)
     } finally {
       await pool.close()
     }

@@ -3,16 +3,26 @@
  * Password hashing: argon2id with the OWASP parameters (19 MiB, 2 passes, 1 lane) computed off
  * the event loop by @node-rs/argon2 on low-priority threads (see hash-pool), plus verification of bcrypt hashes imported from Masonite or
  * Laravel (`$2a$`, `$2b$`, `$2y$`), which `needsRehash` then flags for an upgrade at next login.
+ *
+ * Checks are fair and bounded (SPEC §9 item 5): each waits in its client's line, served
+ * round-robin with the other clients' (see fair-queue); one that would wait longer than
+ * `maxWaitMs` (`GUARDS.hashing.max_wait`, default 2000) is not run and rejects with
+ * `ServerBusyError` (503 `E_SERVER_BUSY`); one whose client went away (`signal`) is not run and
+ * rejects with `HashAbortedError` (`name` `'AbortError'`). A hashing failure (a thread that cannot
+ * start, a broken pool) also rejects with `ServerBusyError`, its reason as the `cause`: never
+ * `false`, which would read as a wrong password.
  */
 import { randomBytes } from 'node:crypto'
 import * as argon2 from '@node-rs/argon2'
 import { DUMMY_ARGON2ID_HASH } from './dummy-hash.js'
 import { PasswordTooLongError } from './errors.js'
-import { hashPool } from './hash-pool.js'
+import { HashAbortedError, HashJobError, hashPool, type HashJob, type HashPool } from './hash-pool.js'
+import { clientKey } from '../throttle/client-key.js'
+import { ServerBusyError } from '../../http/errors.js'
 import { MAX_PASSWORD_LENGTH, isPasswordTooLong } from './password-length.js'
 
 /** argon2 cost parameters. */
-export interface HasherOptions {
+export interface Argon2Cost {
   /** Memory in KiB. Default 19456 (19 MiB). */
   memoryCost?: number
   /** Passes over memory. Default 2. */
@@ -21,8 +31,31 @@ export interface HasherOptions {
   parallelism?: number
 }
 
+/** argon2 cost parameters, and how checks wait for a hashing thread. */
+export interface HasherOptions extends Argon2Cost {
+  /** How long a check (`verify`, `dummyVerify`) may wait for a thread (ms); default 2000. */
+  maxWaitMs?: number
+  /** Told how long each job of this hasher waited for a thread (ms), when a thread takes it. */
+  onWait?: (ms: number) => void
+  /** The pool to run on; default the process-wide one. For tests. */
+  pool?: HashPool
+}
+
+/** How one check waits. */
+export interface CheckOptions {
+  /** The client's IP address: checks wait in one line per client (an IPv6 client per /64). */
+  client?: string
+  /** Abort it when the client disconnects: a check not yet started is never run. */
+  signal?: AbortSignal
+  /** Overrides the hasher's `maxWaitMs` for this check. */
+  maxWaitMs?: number
+}
+
+/** `GUARDS.hashing.max_wait`'s default: how long a check may wait for a thread (ms). */
+export const DEFAULT_MAX_WAIT_MS = 2000
+
 /** The OWASP Password Storage Cheat Sheet's argon2id minimum. */
-export const ARGON2ID_DEFAULTS: Required<HasherOptions> = Object.freeze({ memoryCost: 19456, timeCost: 2, parallelism: 1 })
+export const ARGON2ID_DEFAULTS: Readonly<Required<Argon2Cost>> = Object.freeze({ memoryCost: 19456, timeCost: 2, parallelism: 1 })
 
 // `Algorithm` and `Version` are const enums in the typings; the values are spelled out so the
 // module also works when compiled file by file (tsx, esbuild).
@@ -40,18 +73,28 @@ const BCRYPT_HASH = /^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/
  * about the account).
  *
  * @example
- * const hasher = new Hasher()
+ * const hasher = new Hasher({ maxWaitMs: 2000 })
  * const stored = await hasher.hash('correct horse battery staple')
  * const user = await findUser(email)
- * const ok = user ? await hasher.verify(user.password, password) : await hasher.dummyVerify(password)
+ * const check = { client: ctx.request.ip(), signal }
+ * const ok = user ? await hasher.verify(user.password, password, check) : await hasher.dummyVerify(password, check)
  */
 export class Hasher {
-  readonly options: Readonly<Required<HasherOptions>>
+  readonly options: Readonly<Required<Argon2Cost>>
+  /** How long a check may wait for a thread (ms) unless it says otherwise (`GUARDS.hashing.max_wait`). */
+  maxWaitMs: number
+  /** Told how long each job of this hasher waited for a thread (ms); for metrics. */
+  onWait: ((ms: number) => void) | undefined
+  readonly #pool: HashPool | undefined
   #verifications = 0
   #dummyHash: Promise<string> | undefined
 
   constructor(options: HasherOptions = {}) {
-    this.options = Object.freeze({ ...ARGON2ID_DEFAULTS, ...options })
+    const { maxWaitMs, onWait, pool, ...cost } = options
+    this.options = Object.freeze({ ...ARGON2ID_DEFAULTS, ...cost })
+    this.maxWaitMs = maxWaitMs ?? DEFAULT_MAX_WAIT_MS
+    this.onWait = onWait
+    this.#pool = pool
   }
 
   /** Number of `verify` and `dummyVerify` calls made on this instance. */
@@ -59,42 +102,61 @@ export class Hasher {
     return this.#verifications
   }
 
-  /** Returns the argon2id PHC string (`$argon2id$v=19$m=19456,t=2,p=1$salt$hash`) of `password`. */
-  async hash(password: string): Promise<string> {
+  /** Hashing jobs waiting for a thread, all clients (and every hasher of the pool) together. */
+  get queueLength(): number {
+    return this.pool.queueLength
+  }
+
+  /** The pool this hasher runs on. */
+  get pool(): HashPool {
+    return this.#pool ?? hashPool()
+  }
+
+  /**
+   * Returns the argon2id PHC string (`$argon2id$v=19$m=19456,t=2,p=1$salt$hash`) of `password`.
+   * Registration and rehashing wait for a thread as long as it takes unless `options.maxWaitMs`
+   * is given; `options.client` queues the job in that client's line.
+   */
+  async hash(password: string, options: CheckOptions = {}): Promise<string> {
     if (typeof password !== 'string') throw new TypeError('The password to hash must be a string.')
     if (isPasswordTooLong(password)) throw new PasswordTooLongError(MAX_PASSWORD_LENGTH)
-    return hashPool().run<string>({ op: 'argon2.hash', password, options: { ...this.options, algorithm: ARGON2ID, version: VERSION_0x13 } })
+    const job: HashJob = { op: 'argon2.hash', password, options: { ...this.options, algorithm: ARGON2ID, version: VERSION_0x13 } }
+    return this.#run<string>(job, { ...options, maxWaitMs: options.maxWaitMs ?? Infinity })
   }
 
   /**
    * `true` when `password` matches `hash` (argon2 PHC string or bcrypt `$2a$/$2b$/$2y$`).
-   * Never throws: a malformed or unknown hash gives `false` after the same work as a dummy check.
+   * A malformed or unknown hash gives `false` (an unknown one after the same work as a dummy
+   * check). Rejects with `ServerBusyError` when the check would wait longer than `maxWaitMs` or
+   * hashing failed, and with `HashAbortedError` when `options.signal` aborted: never `false` then.
    */
-  async verify(hash: string, password: string): Promise<boolean> {
+  async verify(hash: string, password: string, options: CheckOptions = {}): Promise<boolean> {
     this.#verifications++
     if (typeof password !== 'string' || isPasswordTooLong(password)) return false
     try {
       if (typeof hash === 'string' && hash.startsWith('$argon2')) {
-        return await hashPool().run<boolean>({ op: 'argon2.verify', hash, password })
+        return await this.#run<boolean>({ op: 'argon2.verify', hash, password }, options)
       }
       if (typeof hash === 'string' && BCRYPT_HASH.test(hash)) {
-        return await hashPool().run<boolean>({ op: 'bcrypt.verify', hash, password })
+        return await this.#run<boolean>({ op: 'bcrypt.verify', hash, password }, options)
       }
-    } catch {
-      return false
+    } catch (error) {
+      if (error instanceof HashJobError) return false // the stored hash could not be read
+      throw error
     }
-    await this.#dummyWork(password)
+    await this.#dummyWork(password, options)
     return false
   }
 
   /**
    * Does the work of a real `verify` against a fixed hash and returns `false`: call it when no
-   * user has the given e-mail, so that case costs the same as a wrong password.
+   * user has the given e-mail, so that case costs the same as a wrong password. Waits, and
+   * rejects, as `verify` does.
    */
-  async dummyVerify(password: string): Promise<false> {
+  async dummyVerify(password: string, options: CheckOptions = {}): Promise<false> {
     this.#verifications++
     if (typeof password !== 'string' || isPasswordTooLong(password)) return false
-    await this.#dummyWork(password)
+    await this.#dummyWork(password, options)
     return false
   }
 
@@ -120,23 +182,45 @@ export class Hasher {
     }
   }
 
-  async #dummyWork(password: string): Promise<void> {
+  async #dummyWork(password: string, options: CheckOptions): Promise<void> {
     const isDefault =
       this.options.memoryCost === ARGON2ID_DEFAULTS.memoryCost &&
       this.options.timeCost === ARGON2ID_DEFAULTS.timeCost &&
       this.options.parallelism === ARGON2ID_DEFAULTS.parallelism
+    // The custom-cost dummy hash is made once, shared by every check: no client, no signal (one
+    // client leaving must not fail the others'), the hasher's own limit.
     const dummy = isDefault
       ? DUMMY_ARGON2ID_HASH
-      : await (this.#dummyHash ??= hashPool()
-          .run<string>({ op: 'argon2.hash', password: randomBytes(32), options: { ...this.options, algorithm: ARGON2ID, version: VERSION_0x13 } })
+      : await (this.#dummyHash ??= this.#run<string>({ op: 'argon2.hash', password: randomBytes(32), options: { ...this.options, algorithm: ARGON2ID, version: VERSION_0x13 } }, {})
           .catch((error: unknown) => {
             this.#dummyHash = undefined // try again next time rather than keep the failure
             throw error
           }))
     try {
-      await hashPool().run<boolean>({ op: 'argon2.verify', hash: dummy, password })
-    } catch {
-      // The outcome is irrelevant; only the work counts.
+      await this.#run<boolean>({ op: 'argon2.verify', hash: dummy, password }, options)
+    } catch (error) {
+      // The outcome is irrelevant, only the work counts; but a check that was not run is not "false".
+      if (!(error instanceof HashJobError)) throw error
+    }
+  }
+
+  /**
+   * Runs `job` on the pool in the client's line, within `maxWaitMs` (the hasher's unless given).
+   * Rejects with `ServerBusyError` (waited too long, or hashing failed: the pool's error as the
+   * `cause`), `HashAbortedError` (the client left) or `HashJobError` (the job failed in its thread).
+   */
+  async #run<T>(job: HashJob, options: CheckOptions): Promise<T> {
+    const pool = this.pool
+    try {
+      return await pool.run<T>(job, {
+        client: typeof options.client === 'string' && options.client !== '' ? clientKey(options.client) : undefined,
+        signal: options.signal,
+        maxWaitMs: options.maxWaitMs ?? this.maxWaitMs,
+        onWait: this.onWait,
+      })
+    } catch (error) {
+      if (error instanceof ServerBusyError || error instanceof HashAbortedError || error instanceof HashJobError) throw error
+      throw new ServerBusyError(1, undefined, { cause: error })
     }
   }
 }

@@ -6,15 +6,19 @@
  */
 import { Middleware } from '../../http/middleware.js'
 import type { HttpContext } from '../../http/context.js'
-import { AuthenticationError } from '../errors.js'
+import { UnauthorizedError } from '../errors.js'
+import { assertGuard } from './assert-guard.js'
 
 export class AuthenticationMiddleware extends Middleware {
   async before(ctx: HttpContext, guard?: string): Promise<unknown> {
     const auth = guard ? ctx.auth.guard(guard) : ctx.auth
-    const user = await auth.check()
-    if (user) return undefined
-    if (ctx.route?.json || ctx.request.wantsJson()) throw new AuthenticationError()
+    if (await auth.check()) return undefined
+    if (ctx.route?.json || ctx.request.wantsJson()) throw new UnauthorizedError()
     const target = ctx.request.method === 'GET' && ctx.request.path !== '/home' ? `/login?next=${encodeURIComponent(ctx.request.url)}` : '/login'
     return ctx.response.redirect(target)
+  }
+
+  override validate(where: string, guard?: string): void {
+    assertGuard(this.app, where, guard)
   }
 }

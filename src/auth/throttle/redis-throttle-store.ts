@@ -13,6 +13,12 @@ import { assertWindow, type ThrottleEntry, type ThrottleStore } from './throttle
 export interface RedisThrottleStoreOptions {
   /** Key prefix. Default `'trowel:throttle:'`. */
   prefix?: string
+  /**
+   * With ioredis's offline queue off (`enableOfflineQueue: false`, as `createThrottleStore` sets
+   * it, so that a request fails at once while Redis is down): how long the first commands wait
+   * for the very first connection, made when the store is first used. Default 2000 ms.
+   */
+  firstConnectTimeout?: number
 }
 
 /** Returns `{count, pttl}` after counting one hit; opens the window on the first hit. */
@@ -49,10 +55,35 @@ function toEntry(reply: unknown): ThrottleEntry | null {
 export class RedisThrottleStore implements ThrottleStore {
   readonly prefix: string
   readonly #redis: Redis | Cluster
+  readonly #firstConnectTimeout: number
+  #connectedOnce = false
 
   constructor(redis: Redis | Cluster, options: RedisThrottleStoreOptions = {}) {
     this.#redis = redis
     this.prefix = options.prefix ?? 'trowel:throttle:'
+    this.#firstConnectTimeout = options.firstConnectTimeout ?? 2000
+    if (redis.status === 'ready') this.#connectedOnce = true
+    else redis.once('ready', () => void (this.#connectedOnce = true))
+  }
+
+  /**
+   * Without an offline queue a command sent before the first connection is up fails at once;
+   * wait for that first connection (bounded). Later, while Redis is down, commands fail at once
+   * (the caller answers 503) and ioredis keeps reconnecting by itself.
+   */
+  async #ready(): Promise<void> {
+    const redis = this.#redis
+    if (this.#connectedOnce || redis.status === 'ready') return
+    if ((redis.options as { enableOfflineQueue?: boolean } | undefined)?.enableOfflineQueue !== false) return
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        redis.off('ready', done)
+        resolve()
+      }
+      const timer = setTimeout(done, this.#firstConnectTimeout)
+      redis.on('ready', done)
+    })
   }
 
   /** The Redis key a throttle key is stored under. */
@@ -63,6 +94,7 @@ export class RedisThrottleStore implements ThrottleStore {
   async hit(key: string, windowSeconds: number): Promise<ThrottleEntry> {
     assertWindow(windowSeconds)
     const windowMs = Math.max(1, Math.ceil(windowSeconds * 1000))
+    await this.#ready()
     const reply = await this.#redis.eval(HIT_SCRIPT, 1, this.redisKey(key), windowMs)
     const entry = toEntry(reply)
     if (entry === null) throw new Error(`Unexpected reply from the Redis throttle script: ${JSON.stringify(reply)}`)
@@ -70,10 +102,12 @@ export class RedisThrottleStore implements ThrottleStore {
   }
 
   async get(key: string): Promise<ThrottleEntry | null> {
+    await this.#ready()
     return toEntry(await this.#redis.eval(GET_SCRIPT, 1, this.redisKey(key)))
   }
 
   async clear(key: string): Promise<void> {
+    await this.#ready()
     await this.#redis.del(this.redisKey(key))
   }
 }

@@ -1,6 +1,6 @@
 /**
  * @module auth/throttle/throttle-store
- * The contract of a fixed-window attempt counter. `LoginThrottle` counts failed logins in one;
+ * The contract of a fixed-window attempt counter. The attempt budgets (`Budget`) count in one;
  * Trowel ships a memory store (one process), a Redis store and a database store (shared by every
  * process of an app).
  */
@@ -18,8 +18,13 @@ export interface ThrottleEntry {
  * in that window only increment the count; once the window ends the key is gone.
  */
 export interface ThrottleStore {
-  /** Counts one hit, atomically across every process sharing the store, and returns the new state. */
-  hit(key: string, windowSeconds: number): Promise<ThrottleEntry>
+  /**
+   * Counts one hit, atomically across every process sharing the store, and returns the new state.
+   * `limit` (optional) is the budget's number of attempts: a store that must evict keys (the
+   * memory store) uses it to tell an active lockout (`count >= limit`) from a key it may drop.
+   * Shared stores ignore it.
+   */
+  hit(key: string, windowSeconds: number, limit?: number): Promise<ThrottleEntry>
   /** The current window's state, or `null` when the key has none. */
   get(key: string): Promise<ThrottleEntry | null>
   /** Forgets the key (e.g. after a successful login). */

@@ -6,19 +6,24 @@
  */
 import { existsSync, readdirSync } from 'node:fs'
 import type { Command } from 'commander'
-import { loadEnvironment, importAppModule } from '../../foundation/bootstrap.js'
+import { loadEnvironment } from '../../foundation/bootstrap.js'
+import { importAppModule } from '../../foundation/app-modules.js'
+import { findModule } from '../../foundation/module-finder.js'
 import type { DatabaseManager } from '../../database/database-manager.js'
 import { databaseManagerFor } from '../../database/database-provider.js'
 import { Migrator } from '../../database/migrator.js'
 import { migrationFileName, nextMigrationDate, renderMigrationStub } from '../../database/migration-stubs.js'
 import { CliError } from '../cli-error.js'
-import { pascalCase, writeFiles } from '../generator.js'
+import { pascalCase, readStub, writeFiles } from '../generator.js'
+
+/** Migration names that write the framework's own table definition instead of an empty one. */
+const FRAMEWORK_MIGRATIONS = ['create_auth_events_table']
 import type { CliContext } from '../context.js'
 import { colors, withProgress } from '../output.js'
 
 async function withMigrator<T>(root: string, fn: (migrator: Migrator, manager: DatabaseManager) => Promise<T>): Promise<T> {
   loadEnvironment(root)
-  const file = ['ts', 'js'].map((e) => `${root}/config/database.${e}`).find((f) => existsSync(f))
+  const file = findModule(`${root}/config/database`)
   const config = file ? (await importAppModule(file, 'config/database.ts')).DATABASES : undefined
   const manager = databaseManagerFor(config, root)
   try {
@@ -42,7 +47,9 @@ export function registerMigrateCommands(program: Command, ctx: CliContext): void
       if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) throw new CliError(`"${name}" is not a valid migration name (letters, digits and _).`)
       if (opts.table && opts.create) throw new CliError('Use either --table or --create, not both.')
       for (const t of [opts.table, opts.create]) if (t !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(t)) throw new CliError(`"${t}" is not a valid table name.`)
-      const contents = renderMigrationStub({ className: pascalCase(name), table: opts.create ?? opts.table, create: Boolean(opts.create) })
+      // The framework's own tables (e.g. create_auth_events_table) come with their columns.
+      const own = !opts.table && FRAMEWORK_MIGRATIONS.includes(name) ? readStub(`migrations/${name}.ts`) : undefined
+      const contents = own ?? renderMigrationStub({ className: pascalCase(name), table: opts.create ?? opts.table, create: Boolean(opts.create) })
       const folder = `${root}/databases/migrations`
       const date = nextMigrationDate(existsSync(folder) ? readdirSync(folder) : [])
       writeFiles([{ path: `${folder}/${migrationFileName(name, date)}`, contents }], { force: opts.force, root, out: ctx.out })

@@ -1,7 +1,8 @@
 /**
  * @module cli/commands/new-command
- * `craft new <dir>`: writes the app of SPEC §2 and links this checkout of trowel into its
- * `node_modules`, so `node craft <command>` works at once, offline, with no install step.
+ * `craft new <dir>`: writes a new app (the files of docs/getting-started.md, a fresh APP_KEY, the
+ * starting migrations) and links this checkout of trowel into its `node_modules`, so
+ * `node craft <command>` works at once, offline, with no install step.
  */
 import { existsSync, mkdirSync, readdirSync, symlinkSync, rmSync } from 'node:fs'
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'

@@ -15,12 +15,14 @@ import { join, sep } from 'node:path'
 import type { Command } from 'commander'
 import { startServer } from '../../http/server.js'
 import { loadEnvironment } from '../../foundation/bootstrap.js'
+import { schedulePruning } from '../../auth/prune.js'
 import { CliError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
 import { colors } from '../output.js'
 import { compileApp, isCompiled } from '../compile-app.js'
 import { registerTypeScript } from '../typescript-loader.js'
 import { useCompiledApp } from '../../foundation/app-modules.js'
+import { metricsToken } from '../../observability/metrics-token.js'
 
 interface ServeOptions {
   host: string
@@ -67,8 +69,15 @@ async function serveOne(ctx: CliContext, host: string, port: number, announce: b
     throw error
   }
   if (announce) ctx.out(`Trowel is serving on ${colors().cyan(running.url)}`)
+  // Housekeeping (expired logins, old audit rows...) runs in one process: this one, or the first worker.
+  if (!cluster.isWorker || process.env.TROWEL_PRUNER === '1') {
+    const guards = app.config('auth')?.GUARDS
+    if (guards) app.onShutdown(schedulePruning(app, { firstMs: Number(process.env.TROWEL_PRUNE_FIRST_MS) || undefined }))
+  }
   const stop = (signal: string) => {
     app.log.info('server.stopping', { signal })
+    // Requests still running after the deadline are cut off: a hung request never blocks a deploy.
+    setTimeout(() => process.exit(1), shutdownDeadlineMs()).unref()
     running.close().then(() => process.exit(0), () => process.exit(1))
   }
   process.once('SIGTERM', () => stop('SIGTERM'))
@@ -91,6 +100,23 @@ async function loadAppAsJavaScript(root: string): Promise<void> {
   useCompiledApp(root, dir)
   process.setSourceMapsEnabled(true)
   process.env.TROWEL_APP_JS = dir
+}
+
+/**
+ * How long to wait before replacing a crashed worker: nothing for an isolated crash, then
+ * doubling from 250 ms per crash in the last minute, up to 30 s, so a crash loop cannot fork
+ * hundreds of processes a second.
+ */
+export function restartDelay(crashTimes: number[], now: number): number {
+  while (crashTimes.length > 0 && now - crashTimes[0]! > 60_000) crashTimes.shift()
+  const recent = crashTimes.length
+  return recent <= 1 ? 0 : Math.min(30_000, 250 * 2 ** (recent - 2))
+}
+
+/** `SHUTDOWN_TIMEOUT` seconds (default 10) that requests in flight get after SIGTERM. */
+function shutdownDeadlineMs(): number {
+  const seconds = Number(process.env.SHUTDOWN_TIMEOUT)
+  return (Number.isFinite(seconds) && seconds > 0 ? seconds : 10) * 1000
 }
 
 export function registerServeCommand(program: Command, ctx: CliContext): void {
@@ -121,6 +147,9 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         return
       }
       await loadAppAsJavaScript(root)
+      // With METRICS_TOKEN, a scrape of any worker answers for all of them (observability/cluster-metrics).
+      const clusterMetrics = workers > 1 && metricsToken() !== undefined ? await import('../../observability/cluster-metrics.js') : null
+      if (cluster.isWorker) clusterMetrics?.answerClusterScrapes()
       if (workers === 1 || cluster.isWorker) {
         await serveOne(ctx, opts.host, port, !cluster.isWorker)
         return
@@ -132,15 +161,20 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       }
       // Workers inherit this: shared state defaults to shared stores (see auth/auth-provider.ts).
       process.env.TROWEL_WORKERS = String(workers)
+      clusterMetrics?.serveClusterMetrics()
       let stopping = false
       let ready = 0
       const listened = new WeakSet<object>()
+      const crashes: number[] = []
+      let pruner: object | undefined
       const fork = () => {
-        const worker = cluster.fork()
+        const worker = cluster.fork(pruner === undefined ? { TROWEL_PRUNER: '1' } : {})
+        pruner ??= worker
         worker.on('listening', (address) => {
           listened.add(worker)
           if (++ready === workers) ctx.out(`Trowel is serving on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${address.port} with ${workers} workers`)
         })
+        return worker
       }
       for (let i = 0; i < workers; i++) fork()
       cluster.on('exit', (worker, code) => {
@@ -153,21 +187,25 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
           void stop(1)
           return
         }
-        ctx.out(`worker ${worker.process.pid} exited (${code}); starting another`)
-        // A replacement that cannot boot is retried once a second, not in a tight loop.
-        if (listened.has(worker)) fork()
-        else setTimeout(() => stopping || fork(), 1000)
+        if (worker === pruner) pruner = undefined
+        crashes.push(Date.now())
+        const delay = restartDelay(crashes, Date.now())
+        ctx.out(`worker ${worker.process.pid} exited (${code}); starting another${delay > 0 ? ` in ${delay} ms` : ''}`)
+        setTimeout(() => stopping || fork(), delay)
       })
       const stop = async (exitCode = 0) => {
         if (stopping) return
         stopping = true
-        for (const worker of Object.values(cluster.workers ?? {})) {
-          if (!worker || worker.isDead()) continue
-          await new Promise<void>((resolve) => {
-            worker.once('exit', () => resolve())
-            worker.process.kill('SIGTERM')
-          })
-        }
+        const alive = Object.values(cluster.workers ?? {}).filter((w) => w && !w.isDead())
+        // Every worker stops at once; one still running at the deadline is killed.
+        const deadline = setTimeout(() => {
+          for (const worker of alive) if (worker && !worker.isDead()) worker.process.kill('SIGKILL')
+        }, shutdownDeadlineMs())
+        await Promise.all(alive.map((worker) => new Promise<void>((resolve) => {
+          worker!.once('exit', () => resolve())
+          worker!.process.kill('SIGTERM')
+        })))
+        clearTimeout(deadline)
         process.exit(exitCode)
       }
       process.once('SIGTERM', () => void stop())

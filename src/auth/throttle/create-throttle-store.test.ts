@@ -3,8 +3,8 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { throttleDriver } from './auth-provider.js'
-import { connectionForUrl, loadEnvironment } from '../foundation/bootstrap.js'
+import { redisPrefix, throttleDriver } from './create-throttle-store.js'
+import { connectionForUrl, loadEnvironment } from '../../foundation/bootstrap.js'
 
 const KEYS = ['THROTTLE_DRIVER', 'SESSION_DRIVER', 'REDIS_URL', 'DB_CONNECTION', 'DATABASE_URL', 'TROWEL_WORKERS']
 const saved = Object.fromEntries(KEYS.map((k) => [k, process.env[k]]))
@@ -78,5 +78,16 @@ describe('DATABASE_URL picks the connection', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('redisPrefix(): budgets in a shared Redis belong to one app', () => {
+  it('one APP_KEY, one prefix; another APP_KEY, another; the key itself never appears', () => {
+    const key = 'base64:' + Buffer.alloc(32, 7).toString('base64')
+    assert.equal(redisPrefix(key), redisPrefix(key))
+    assert.match(redisPrefix(key), /^trowel:throttle:[0-9a-f]{16}:$/)
+    assert.notEqual(redisPrefix(key), redisPrefix('base64:' + Buffer.alloc(32, 8).toString('base64')))
+    assert.ok(!redisPrefix(key).includes(key.slice(7, 20)))
+    assert.equal(redisPrefix(undefined), 'trowel:throttle:default:')
   })
 })

@@ -1,6 +1,6 @@
 /**
- * @module auth/tokens/random-token
- * Opaque random tokens (remember-me cookies, password reset links, API tokens): bytes from the
+ * @module support/random-token
+ * Opaque random tokens (session ids, CSRF tokens, login cookies, password reset links): bytes from the
  * operating system's CSPRNG, encoded base64url without padding so they are safe in URLs,
  * cookies and headers as they are.
  */

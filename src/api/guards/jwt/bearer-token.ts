@@ -1,10 +1,10 @@
 /**
- * @module api/middleware/bearer-token
+ * @module api/guards/jwt/bearer-token
  * Reads the token from `Authorization: Bearer <token>` only (scheme case-insensitive, exactly one
  * space, token characters of a JWT; exactly one Authorization header). Never from the query string
  * or the body.
  */
-import type { Request } from '../../http/request.js'
+import type { Request } from '../../../http/request.js'
 
 /** The token; `undefined` when no Bearer credentials were sent; `null` when they are malformed. */
 export function bearerToken(request: Request): string | null | undefined {

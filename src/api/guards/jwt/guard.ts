@@ -1,0 +1,127 @@
+/**
+ * @module api/guards/jwt/guard
+ * The `jwt` guard: the one place a Bearer token is read, verified and turned into a user, once
+ * per request (the three `api`-stack middleware only call it).
+ * - `verifyRequest()`: signature, algorithm, expiry and version; with `authenticates: true` also
+ *   the stored digest. Missing: 401 `E_TOKEN_MISSING`; refused: 401 `E_TOKEN_INVALID` (the
+ *   JwtError kept as `cause`). No query unless `authenticates` is on.
+ * - `subject()`: the user the token names (`sub`), for `request.user()`.
+ * - `authenticate()`/`check()`: the user whose current token this is (`auth.user()`): a token
+ *   already replaced by a reissue authenticates nobody.
+ * Every user read is the same single primary-key look-up, made at most once per request. The
+ * verified token is also left in `ctx.state.jwt`, for routes that need only its claims.
+ */
+import type { HttpContext } from '../../../http/context.js'
+import type { AuthUser } from '../../../auth/types.js'
+import { BaseGuard } from '../../../auth/guards/base-guard.js'
+import { eventBase } from '../../../auth/events.js'
+import { timingSafeEqualString } from '../../../auth/tokens/index.js'
+import { JwtError, JwtRevokedError } from '../../jwt/index.js'
+import { ReauthFailedError, TokenInvalidError, TokenMissingError } from '../../errors.js'
+import { bearerToken } from './bearer-token.js'
+import { VerifiedBearer } from './verified-bearer.js'
+import type { JwtGuardDependencies, TokenRecord, VerifiedToken } from './types.js'
+
+export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> {
+  readonly driverName = 'jwt'
+  /** The token the last login on this guard issued, for this request. */
+  token: string | null = null
+  readonly #deps: JwtGuardDependencies<User>
+  #verified: Promise<VerifiedToken> | undefined
+  #record: Promise<TokenRecord<User> | null> | undefined
+  // The settled values too, so later callers in the request skip awaiting the promises again.
+  #verifiedValue: VerifiedToken | undefined
+  #recordValue: TokenRecord<User> | null | undefined
+
+  constructor(name: string, ctx: HttpContext, deps: JwtGuardDependencies<User>) {
+    super(name, ctx, deps)
+    this.#deps = deps
+  }
+
+  /** The request's verified token; throws TokenMissingError or TokenInvalidError. Runs once. */
+  verifyRequest(): Promise<VerifiedToken> {
+    return (this.#verified ??= this.#verifyRequest())
+  }
+
+  /** The user the token names (`sub`), whether or not the token is still its current one. */
+  async subject(): Promise<User> {
+    const verified = this.#verifiedValue ?? (await this.verifyRequest())
+    const record = this.#recordValue !== undefined ? this.#recordValue : await this.#recordOf(verified.payload.sub)
+    if (!record) throw this.#rejected(new TokenInvalidError())
+    return record.user()
+  }
+
+  protected async resolve(): Promise<User> {
+    const verified = this.#verifiedValue ?? (await this.verifyRequest())
+    const record = this.#recordValue !== undefined ? this.#recordValue : await this.#recordOf(verified.payload.sub)
+    if (!record || !timingSafeEqualString(record.digest, verified.digest)) throw new TokenInvalidError({ cause: new JwtRevokedError() })
+    return record.user()
+  }
+
+  protected override unauthenticated(): TokenMissingError | TokenInvalidError {
+    return bearerToken(this.ctx.request) === undefined ? new TokenMissingError() : new TokenInvalidError()
+  }
+
+  /** Issues a token for `user` (replacing its current one); it is left in `guard.token`. */
+  async login(user: User): Promise<void> {
+    this.token = await this.#deps.jwt.issue(user)
+    this.setUser(user)
+    this.#deps.events.emit('auth:token_issued', eventBase(this.ctx, this.name, user))
+  }
+
+  /** Clears the current token of the request's user: it can no longer be used or reissued. */
+  async logout(): Promise<void> {
+    const user = this.user ?? ((await this.check()) ? this.user : null)
+    if (user) await this.#deps.jwt.revoke(user)
+    this.setUser(null)
+    if (user) this.#deps.events.emit('auth:token_revoked', eventBase(this.ctx, this.name, user))
+  }
+
+  /** Exchanges a (possibly expired) current token for a new one; throws ReauthFailedError. */
+  async reissue(oldToken: unknown): Promise<string> {
+    try {
+      const { token, sub } = await this.#deps.jwt.reissue(oldToken)
+      this.#deps.events.emit('auth:token_reissued', { ...eventBase(this.ctx, this.name, null), userId: sub })
+      return token
+    } catch (error) {
+      if (!(error instanceof JwtError)) throw error
+      this.ctx.app.log.info('auth.reauth_failed', { guard: this.name, code: error.code, ip: this.ctx.request.ip(), request_id: this.ctx.request.id })
+      throw new ReauthFailedError({ cause: error })
+    }
+  }
+
+  async #verifyRequest(): Promise<VerifiedToken> {
+    const token = bearerToken(this.ctx.request)
+    if (token === undefined) throw this.#rejected(new TokenMissingError())
+    if (token === null) throw this.#rejected(new TokenInvalidError())
+    let verified: VerifiedToken
+    try {
+      verified = new VerifiedBearer(token, this.#deps.jwt.verify(token))
+    } catch (error) {
+      throw error instanceof JwtError ? this.#rejected(new TokenInvalidError({ cause: error })) : error
+    }
+    if (this.#deps.jwt.authenticates) {
+      const record = await this.#recordOf(verified.payload.sub)
+      if (!record || !timingSafeEqualString(record.digest, verified.digest)) throw this.#rejected(new TokenInvalidError({ cause: new JwtRevokedError() }))
+    }
+    this.ctx.state.jwt = this.#verifiedValue = verified
+    return verified
+  }
+
+  #recordOf(sub: string): Promise<TokenRecord<User> | null> {
+    return (this.#record ??= this.#deps.provider.findRecord(sub).then((record) => (this.#recordValue = record)))
+  }
+
+  /** Logs a refused token (code, IP, route pattern; never the token) and returns the error. */
+  #rejected<E extends TokenMissingError | TokenInvalidError>(error: E): E {
+    this.ctx.app.log.info('auth.token_rejected', { code: error.code, ip: this.ctx.request.ip(), request_id: this.ctx.request.id, path: this.ctx.route?.path })
+    return error
+  }
+}
+
+declare module '../../../http/context.js' {
+  interface RequestState {
+    /** The request's verified Bearer token, once the JWT guard has verified it. */
+    jwt?: VerifiedToken
+  }
+}

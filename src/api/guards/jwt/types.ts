@@ -1,0 +1,39 @@
+/**
+ * @module api/guards/jwt/types
+ * What the JWT guard is built from, and the user provider contract its look-ups go through.
+ */
+import type { AuthUser, CredentialUserProvider } from '../../../auth/types.js'
+import type { GuardDependencies } from '../../../auth/guards/base-guard.js'
+import type { JwtPayload } from '../../jwt/index.js'
+import type { JwtService } from '../../jwt-service.js'
+
+/** A user's stored row, read by primary key: the digest of its current token and the user. */
+export interface TokenRecord<User> {
+  /** The SHA-256 hex of the user's current JWT, or null when it has none. */
+  readonly digest: string | null
+  /** The user, built from the row on first call (the same object on every call). */
+  user(): User
+}
+
+/** Users, their passwords and their current token's digest. */
+export interface JwtUserProvider<User extends AuthUser = AuthUser> extends CredentialUserProvider<User> {
+  /** User `id`'s record: one primary-key look-up; null when there is no such user. */
+  findRecord(id: string): Promise<TokenRecord<User> | null>
+  /** Stores `digest` as `user`'s current token; null clears it (no token is current). */
+  storeDigest(user: User, digest: string | null): Promise<void>
+  /** Atomically replaces `oldDigest` by `newDigest`; false when `oldDigest` was not the stored one. */
+  replaceDigest(id: string, oldDigest: string, newDigest: string): Promise<boolean>
+}
+
+/** A bearer token whose signature, algorithm, expiry and version have been verified. */
+export interface VerifiedToken {
+  readonly token: string
+  readonly payload: JwtPayload
+  /** Its SHA-256 hex, computed on first use (most requests never need it). */
+  readonly digest: string
+}
+
+export interface JwtGuardDependencies<User extends AuthUser> extends GuardDependencies<User> {
+  provider: JwtUserProvider<User>
+  jwt: JwtService
+}

@@ -1,0 +1,43 @@
+/**
+ * @module api/guards/jwt/user-provider
+ * The JWT guard's user provider over an `AuthenticatesTokens` model: the current token's digest
+ * lives in the model's `tokenColumn` (default `api_token`). The per-request read is one
+ * primary-key look-up through a statement prepared once per connection; the model instance is
+ * built only when someone asks for the user.
+ */
+import { getDatabase } from '../../../database/database-manager.js'
+import { ModelUserProvider, type AuthModel, type ModelUser } from '../../../auth/user-providers/model-user-provider.js'
+import type { JwtUserProvider, TokenRecord } from './types.js'
+
+export class ModelJwtUserProvider<User extends ModelUser = ModelUser> extends ModelUserProvider<User> implements JwtUserProvider<User> {
+  readonly column: string
+  readonly #primaryKey: string
+
+  constructor(model: AuthModel & { tokenColumn?: string; connection?: string }) {
+    super(model)
+    this.column = model.tokenColumn ?? 'api_token'
+    this.#primaryKey = model.getPrimaryKey()
+  }
+
+  async findRecord(id: string): Promise<TokenRecord<User> | null> {
+    const model = this.model as AuthModel & { connection?: string }
+    const row = await getDatabase().prepared(model.connection).findBy(model.getTable(), this.#primaryKey, id)
+    if (!row) return null
+    const digest = row[this.column]
+    let user: User | undefined
+    return {
+      digest: typeof digest === 'string' ? digest : null,
+      user: () => (user ??= model.hydrate(row) as User),
+    }
+  }
+
+  async storeDigest(user: User, digest: string | null): Promise<void> {
+    await this.model.query().where(this.#primaryKey, user.getKey()).update({ [this.column]: digest })
+    user.forceFill({ [this.column]: digest })
+  }
+
+  async replaceDigest(id: string, oldDigest: string, newDigest: string): Promise<boolean> {
+    const updated = await this.model.query().where(this.#primaryKey, id).where(this.column, oldDigest).update({ [this.column]: newDigest })
+    return updated === 1
+  }
+}

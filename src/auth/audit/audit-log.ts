@@ -1,0 +1,92 @@
+/**
+ * @module auth/audit/audit-log
+ * The audit log: every `auth:*` event becomes a row of `auth_events` (`user_id`, `type`, `ip`,
+ * `user_agent`, `details` as JSON, `created_at`). Rows are written after the event, without
+ * delaying the request; a failed write is logged, never felt by the request. `details` holds only
+ * the event's own non-identifying fields (guard, retry-after...): payloads never carry a
+ * password, token, cookie or link, and anything that looks like one is dropped here too.
+ * An app migrated before the table existed gets one warning and no rows until it migrates.
+ */
+import type { Knex } from 'knex'
+import type { Emitter } from '../../events/emitter.js'
+import type { Logger } from '../../support/logger.js'
+import type { AuthEventBase, AuthEvents } from '../events.js'
+
+export const AUDIT_TABLE = 'auth_events'
+
+/** Every auth event name: the audit log records each of them. */
+export const AUTH_EVENT_NAMES: (keyof AuthEvents)[] = [
+  'auth:login_succeeded',
+  'auth:login_failed',
+  'auth:throttled',
+  'auth:account_locked',
+  'auth:logout',
+  'auth:registered',
+  'auth:password_reset_requested',
+  'auth:password_reset',
+  'auth:token_issued',
+  'auth:token_reissued',
+  'auth:token_revoked',
+]
+
+/** Fields of a payload that are columns, not details. */
+const COLUMNS = new Set(['user', 'userId', 'ip', 'userAgent', 'at', 'requestId'])
+/** Never stored, whatever an event carries. */
+const SECRET = /pass(word)?|token|secret|cookie|authorization|jwt|link|url|code/i
+
+/** The row an event becomes. */
+export function auditRow(type: string, event: AuthEventBase & Record<string, unknown>): Record<string, unknown> {
+  const details: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(event)) {
+    if (COLUMNS.has(key) || SECRET.test(key)) continue
+    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) details[key] = value
+  }
+  const userId = event.user?.getKey() ?? event.userId ?? null
+  return {
+    user_id: userId === null || userId === undefined ? null : Number(userId),
+    type,
+    ip: event.ip ? String(event.ip).slice(0, 64) : null,
+    user_agent: event.userAgent ? String(event.userAgent).slice(0, 255) : null,
+    details: JSON.stringify(details),
+    created_at: event.at ?? new Date(),
+  }
+}
+
+export class AuditLog {
+  #ready: Promise<boolean> | undefined
+  #warned = false
+
+  constructor(
+    private readonly db: () => Knex,
+    private readonly log: Logger,
+  ) {}
+
+  /** Subscribes to every auth event. */
+  listen(events: Emitter): void {
+    for (const name of AUTH_EVENT_NAMES) {
+      events.on(name, (event) => this.record(name, event as AuthEventBase & Record<string, unknown>))
+    }
+  }
+
+  /** Writes one row; resolves once written (or skipped when the table is missing). */
+  async record(type: string, event: AuthEventBase & Record<string, unknown>): Promise<void> {
+    if (!(await this.#tableExists())) return
+    await this.db()(AUDIT_TABLE).insert(auditRow(type, event))
+  }
+
+  #tableExists(): Promise<boolean> {
+    this.#ready ??= this.db().schema.hasTable(AUDIT_TABLE).then((exists) => {
+      if (!exists && !this.#warned) {
+        this.#warned = true
+        this.log.warn('auth.audit_table_missing', { table: AUDIT_TABLE, fix: 'node craft auth, then node craft migrate' })
+      }
+      // Checked again later: the app may be migrated while it runs.
+      if (!exists) setTimeout(() => (this.#ready = undefined), 60_000).unref()
+      return exists
+    }, (error: unknown) => {
+      this.#ready = undefined
+      throw error
+    })
+    return this.#ready
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * @module auth/auth-config
+ * `GUARDS` of `config/auth.ts`, checked once when auth is first built, so a mistake stops the
+ * app at startup with a message naming the key, never as a 500 on a request.
+ */
+import type { AuthModel } from './user-providers/model-user-provider.js'
+import { AuthConfigError } from './errors.js'
+
+/** `GUARDS` as an app writes it (the generated keys, plus one entry per guard). */
+export interface AuthGuardsConfig {
+  default: string
+  password_reset_table?: string
+  password_reset_expiration?: number | null
+  /** Minutes a web login lasts from its creation (default 20160, 14 days); null = until logout. */
+  login_lifetime?: number | null
+  /** The audit log: rows in `auth_events` (default on), pruned after `keep_days` (default 365). */
+  audit?: { enabled?: boolean; keep_days?: number | null }
+  /** Attempt budgets, each `{ attempts, minutes }` or null (off). */
+  throttle?: Partial<Record<BudgetName, BudgetLimit | null>>
+  /** Password hashing: `max_wait` ms a check may wait for a thread before 503 E_SERVER_BUSY. */
+  hashing?: { max_wait?: number }
+  [guard: string]: unknown
+}
+
+/** The budgets of `GUARDS.throttle`. */
+export type BudgetName = 'login' | 'ip' | 'account' | 'register' | 'reset'
+
+/** At most `attempts` in a window of `minutes`. */
+export interface BudgetLimit {
+  attempts: number
+  minutes: number
+}
+
+/** The generated defaults of `GUARDS.throttle`. */
+export const DEFAULT_BUDGETS: Record<BudgetName, BudgetLimit> = {
+  login: { attempts: 5, minutes: 1 },
+  ip: { attempts: 100, minutes: 60 },
+  account: { attempts: 100, minutes: 60 },
+  register: { attempts: 10, minutes: 1 },
+  reset: { attempts: 10, minutes: 1 },
+}
+
+export interface ResolvedAuthConfig {
+  /** The default guard's name (`web`). */
+  defaultGuard: string
+  /** The default guard's model, when set. */
+  model: AuthModel | undefined
+  passwordResetTable: string
+  /** Minutes; null = reset links never expire. */
+  passwordResetExpiration: number | null
+  /** Minutes; null = web logins last until logout. */
+  loginLifetime: number | null
+  /** The model configured for guard `name`, else the default guard's. */
+  modelFor(name: string): AuthModel | undefined
+  /** Whether auth events are written to `auth_events`, and for how many days they are kept (null = forever). */
+  audit: { enabled: boolean; keepDays: number | null }
+  /** Each budget's limit; null = that budget is off. */
+  throttle: Record<BudgetName, BudgetLimit | null>
+  /** Milliseconds a password check may wait for a hashing thread (default 2000). */
+  hashingMaxWait: number
+  /** Minutes without a request after which a web login ends (default 120); null = never. */
+  idleTimeout: number | null
+}
+
+function resolveBudgets(value: unknown): Record<BudgetName, BudgetLimit | null> {
+  if (value !== undefined && (!value || typeof value !== 'object')) throw new AuthConfigError('config/auth.ts: GUARDS.throttle must be an object of budgets.')
+  const given = (value ?? {}) as Record<string, unknown>
+  const out = { ...DEFAULT_BUDGETS } as Record<BudgetName, BudgetLimit | null>
+  for (const [name, limit] of Object.entries(given)) {
+    if (!(name in DEFAULT_BUDGETS)) throw new AuthConfigError(`config/auth.ts: GUARDS.throttle.${name} is not a budget (${Object.keys(DEFAULT_BUDGETS).join(', ')}).`)
+    if (limit === null) {
+      out[name as BudgetName] = null
+      continue
+    }
+    const { attempts, minutes } = (limit ?? {}) as { attempts?: unknown; minutes?: unknown }
+    if (!Number.isInteger(attempts) || (attempts as number) < 1 || typeof minutes !== 'number' || !Number.isFinite(minutes) || minutes <= 0) {
+      throw new AuthConfigError(`config/auth.ts: GUARDS.throttle.${name} must be { attempts: a whole number from 1, minutes: a positive number } or null.`)
+    }
+    out[name as BudgetName] = { attempts: attempts as number, minutes }
+  }
+  return out
+}
+
+function resolveMaxWait(value: unknown): number {
+  const maxWait = (value as { max_wait?: unknown } | undefined)?.max_wait
+  if (maxWait === undefined) return 2000
+  if (typeof maxWait !== 'number' || !Number.isFinite(maxWait) || maxWait <= 0) {
+    throw new AuthConfigError('config/auth.ts: GUARDS.hashing.max_wait must be a positive number of milliseconds.')
+  }
+  return maxWait
+}
+
+function resolveAudit(value: unknown): ResolvedAuthConfig['audit'] {
+  if (value === undefined) return { enabled: true, keepDays: 365 }
+  if (!value || typeof value !== 'object') throw new AuthConfigError('config/auth.ts: GUARDS.audit must be { enabled, keep_days }.')
+  const { enabled, keep_days: keepDays } = value as { enabled?: unknown; keep_days?: unknown }
+  if (enabled !== undefined && typeof enabled !== 'boolean') throw new AuthConfigError('config/auth.ts: GUARDS.audit.enabled must be true or false.')
+  if (keepDays !== undefined && keepDays !== null && !(typeof keepDays === 'number' && Number.isFinite(keepDays) && keepDays > 0)) {
+    throw new AuthConfigError(`config/auth.ts: GUARDS.audit.keep_days must be a positive number of days or null, got ${JSON.stringify(keepDays)}.`)
+  }
+  return { enabled: enabled ?? true, keepDays: keepDays === undefined ? 365 : (keepDays as number | null) }
+}
+
+function minutes(value: unknown, key: string, fallback: number): number | null {
+  if (value === undefined) return fallback
+  if (value === null) return null
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new AuthConfigError(`config/auth.ts: GUARDS.${key} must be a positive number of minutes or null, got ${JSON.stringify(value)}.`)
+  }
+  return value
+}
+
+/** Validates `GUARDS`; `requireModel` (when serving) insists on the default guard's model. */
+export function resolveAuthConfig(guards: unknown, options: { requireModel: boolean }): ResolvedAuthConfig {
+  if (!guards || typeof guards !== 'object') throw new AuthConfigError('config/auth.ts is missing or does not export GUARDS.')
+  const config = guards as AuthGuardsConfig
+  const defaultGuard = typeof config.default === 'string' && config.default !== '' ? config.default : 'web'
+  const modelOf = (name: string): AuthModel | undefined => (config[name] as { model?: AuthModel } | undefined)?.model
+  const model = modelOf(defaultGuard)
+  if (!model && options.requireModel) {
+    throw new AuthConfigError(`config/auth.ts: GUARDS.${defaultGuard}.model must be your User model.`)
+  }
+  const table = config.password_reset_table ?? 'password_resets'
+  if (typeof table !== 'string' || table === '') throw new AuthConfigError('config/auth.ts: GUARDS.password_reset_table must be a table name.')
+  return {
+    defaultGuard,
+    model,
+    passwordResetTable: table,
+    passwordResetExpiration: minutes(config.password_reset_expiration, 'password_reset_expiration', 1440),
+    loginLifetime: minutes(config.login_lifetime, 'login_lifetime', 20160),
+    modelFor: (name) => modelOf(name) ?? model,
+    audit: resolveAudit(config.audit),
+    throttle: resolveBudgets(config.throttle),
+    hashingMaxWait: resolveMaxWait(config.hashing),
+    idleTimeout: minutes((config[defaultGuard] as { idle_timeout?: unknown } | undefined)?.idle_timeout, `${defaultGuard}.idle_timeout`, 120),
+  }
+}

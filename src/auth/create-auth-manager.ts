@@ -1,0 +1,76 @@
+/**
+ * @module auth/create-auth-manager
+ * Assembles the AuthManager from `GUARDS` and the app's services: the web logins, the password
+ * broker (mail through the mailable bound at `auth.reset_mailable`), registration, and the `web`
+ * guard's factory.
+ */
+import type { Application } from '../foundation/application.js'
+import { db } from '../database/database-manager.js'
+import type { Mailer } from '../mail/index.js'
+import { PasswordPolicy } from './hashing/index.js'
+import { LoginTokenRepository } from './guards/web/login-token-repository.js'
+import { WebGuard } from './guards/web/guard.js'
+import { PasswordBroker } from './password-broker.js'
+import { Registrar } from './registrar.js'
+import { AuthManager } from './auth-manager.js'
+import { resolveAuthConfig } from './auth-config.js'
+import { ModelUserProvider } from './user-providers/model-user-provider.js'
+import { Budget } from './throttle/budget.js'
+import { DEFAULT_BUDGETS, type BudgetName } from './auth-config.js'
+
+export function createAuthManager(app: Application): AuthManager {
+  const config = app.config('auth')?.GUARDS
+  const resolved = resolveAuthConfig(config, { requireModel: false })
+  const hasher = app.make('hasher')
+  const tokens = new LoginTokenRepository(() => db(), { table: 'login_tokens', lifetime: resolved.loginLifetime, idleTimeout: resolved.idleTimeout })
+  const broker = new PasswordBroker({
+    db: () => db(),
+    model: resolved.model,
+    table: resolved.passwordResetTable,
+    expiration: resolved.passwordResetExpiration,
+    appUrl: String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://127.0.0.1:8000'),
+    hash: (password) => hasher.hash(password),
+    revokeAllLogins: (userId, trx) => tokens.revokeAll(userId, trx),
+    send: async (user, url, expiresIn) => {
+      const MailableClass = app.make('auth.reset_mailable')
+      await app.make<Mailer>('mailer').send(new MailableClass(user, url, expiresIn))
+      app.log.info('auth.reset_mail_sent', { user_id: user.getKey() })
+    },
+    onSendError: (error, user) => app.log.error('auth.reset_mail_failed', { user_id: user.getKey(), error: (error as Error).message }),
+  })
+  const manager = new AuthManager({
+    config,
+    resolved,
+    hasher,
+    policy: new PasswordPolicy(),
+    verifier: app.make('auth.verifier'),
+    tokens,
+    broker,
+    registrar: new Registrar(resolved.model, hasher),
+    events: app.events,
+    budgets: app.make('auth.budgets'),
+  })
+  const providers = new Map<string, ModelUserProvider>()
+  manager.extend('web', (ctx, name) => {
+    let provider = providers.get(name)
+    if (!provider) {
+      provider = new ModelUserProvider(resolved.modelFor(name)!)
+      providers.set(name, provider)
+    }
+    return new WebGuard(name, ctx, { provider, verifier: manager.verifier, tokens, events: app.events })
+  })
+  return manager
+}
+
+/**
+ * The attempt budgets of `GUARDS.throttle` (defaults when config/auth.ts has no GUARDS), all on
+ * the throttle store (`app.make('auth.throttle').store`). Bound as `auth.budgets`: the credential
+ * verifier and the AuthManager share them.
+ */
+export function createBudgets(app: Application): Record<BudgetName, Budget> {
+  const guards = app.config('auth')?.GUARDS
+  const limits = guards ? resolveAuthConfig(guards, { requireModel: false }).throttle : DEFAULT_BUDGETS
+  const store = app.make('auth.throttle').store
+  const entries = (Object.keys(limits) as BudgetName[]).map((name) => [name, new Budget(name, store, limits[name])] as const)
+  return Object.fromEntries(entries) as Record<BudgetName, Budget>
+}

@@ -1,0 +1,51 @@
+/**
+ * @module auth/events
+ * The auth events guards and flows emit on `app.events`, with their payloads. Every payload has
+ * `user` (null when no account is known), `guard`, `ip`, `userAgent`, `requestId` and `at`; none
+ * ever holds a password, a token, a cookie or a reset link.
+ */
+import type { HttpContext } from '../http/context.js'
+import type { AuthUser } from './types.js'
+
+export interface AuthEventBase {
+  user: AuthUser | null
+  /** The guard name (`web`, `jwt`). */
+  guard: string
+  ip: string
+  userAgent: string | null
+  /** The request's id (`ctx.request.id`), the `request_id` of its log lines. */
+  requestId: string
+  at: Date
+}
+
+export interface AuthEvents {
+  'auth:login_succeeded': AuthEventBase & { user: AuthUser }
+  /** `user` is the account when the identifier named one (a wrong password), else null. */
+  'auth:login_failed': AuthEventBase
+  'auth:throttled': AuthEventBase & { retryAfter: number }
+  /**
+   * The account's own budget (`GUARDS.throttle.account`, across all IPs) has just been used up:
+   * emitted once per window, by the attempt that first went over it. `user` is the account;
+   * devices that logged into it before keep their own budget. A listener can e-mail the owner.
+   */
+  'auth:account_locked': AuthEventBase & { user: AuthUser; retryAfter: number }
+  'auth:logout': AuthEventBase & { user: AuthUser }
+  'auth:registered': AuthEventBase & { user: AuthUser }
+  'auth:password_reset_requested': AuthEventBase
+  'auth:password_reset': AuthEventBase & { user: AuthUser }
+  'auth:token_issued': AuthEventBase & { user: AuthUser }
+  /** `userId` is the token's subject; `user` is not loaded to re-issue. */
+  'auth:token_reissued': AuthEventBase & { userId: string }
+  'auth:token_revoked': AuthEventBase & { user: AuthUser }
+}
+
+declare module '../events/event-map.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface EventMap extends AuthEvents {}
+}
+
+/** The fields every auth event carries, taken from the request. */
+export function eventBase<U extends AuthUser | null>(ctx: HttpContext, guard: string, user: U): AuthEventBase & { user: U } {
+  const { request } = ctx
+  return { user, guard, ip: request.ip(), userAgent: request.header('user-agent') ?? null, requestId: request.id, at: new Date() }
+}

@@ -1,0 +1,83 @@
+/**
+ * @module auth/guards/web/login-token-repository
+ * The web guard's server side: one row per device login in `login_tokens`, holding only the
+ * SHA-256 of the opaque cookie token. Deleting a row logs that device out; deleting a user's rows
+ * logs out every device (password change or reset).
+ */
+import type { Knex } from 'knex'
+import { randomToken, sha256Hex } from '../../tokens/index.js'
+import { getDatabase } from '../../../database/database-manager.js'
+
+export interface LoginTokenOptions {
+  table: string
+  /** Minutes a login lasts from its creation; null = until logout. */
+  lifetime: number | null
+  /** Minutes without a request after which a login ends (default 120); null = never. */
+  idleTimeout?: number | null
+}
+
+/** `last_used_at` is written at most this often per login (or a quarter of the idle timeout), not on every request. */
+const TOUCH_EVERY_MS = 60_000
+
+function epochMs(value: unknown): number | null {
+  if (value === null || value === undefined) return null
+  const ms = new Date(value as string | number | Date).getTime()
+  return Number.isFinite(ms) ? ms : null
+}
+
+export class LoginTokenRepository {
+  readonly #db: () => Knex
+  readonly #options: LoginTokenOptions
+
+  constructor(db: () => Knex, options: LoginTokenOptions) {
+    this.#db = db
+    this.#options = options
+  }
+
+  /** Creates a login and returns the token for the cookie (never stored as is). */
+  async create(userId: unknown, meta: { ip?: string; userAgent?: string } = {}): Promise<string> {
+    const token = randomToken(32)
+    await this.#db()(this.#options.table).insert({
+      user_id: userId,
+      token_hash: sha256Hex(token),
+      ip: meta.ip?.slice(0, 64) ?? null,
+      user_agent: meta.userAgent?.slice(0, 255) ?? null,
+      created_at: new Date(),
+    })
+    return token
+  }
+
+  /**
+   * The user id a token logs in, or null (unknown, revoked, past its lifetime, or idle for longer
+   * than the idle timeout). A login in use has its `last_used_at` moved on at most once a minute.
+   */
+  async findUserId(token: string): Promise<unknown | null> {
+    if (typeof token !== 'string' || token.length < 20 || token.length > 200) return null
+    const digest = sha256Hex(token)
+    const row = await getDatabase().prepared().findBy(this.#options.table, 'token_hash', digest)
+    if (!row) return null
+    const now = Date.now()
+    const created = epochMs(row.created_at)
+    const lastUsed = epochMs(row.last_used_at) ?? created
+    const { lifetime, idleTimeout = 120 } = this.#options
+    const expired = created === null || (lifetime !== null && now - created > lifetime * 60_000)
+    const idle = idleTimeout !== null && (lastUsed === null || now - lastUsed > idleTimeout * 60_000)
+    if (expired || idle) {
+      await this.revoke(token)
+      return null
+    }
+    const touchEvery = idleTimeout === null ? TOUCH_EVERY_MS : Math.min(TOUCH_EVERY_MS, (idleTimeout * 60_000) / 4)
+    if (lastUsed === null || now - lastUsed > touchEvery) {
+      await this.#db()(this.#options.table).where('token_hash', digest).update({ last_used_at: new Date(now) })
+    }
+    return row.user_id
+  }
+
+  async revoke(token: string): Promise<void> {
+    await this.#db()(this.#options.table).where('token_hash', sha256Hex(token)).delete()
+  }
+
+  async revokeAll(userId: unknown, trx?: Knex.Transaction): Promise<void> {
+    await (trx ?? this.#db())(this.#options.table).where('user_id', userId as string | number).delete()
+  }
+}

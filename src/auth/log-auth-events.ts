@@ -1,0 +1,45 @@
+/**
+ * @module auth/log-auth-events
+ * Writes one log line per auth event, so every auth log line comes from the one place the
+ * thing happened. Lines carry the event's fields: `event` (its name, `auth:login_succeeded`),
+ * `guard`, `user_id`, `ip`, `request_id`, and what the event adds (`retry_after`); never a
+ * secret (the logger also redacts fields named like one). In `LOG_FORMAT=json` the line's own
+ * `event` key is the line name (`auth.login`) and the event's name is written as `field_event`.
+ */
+import type { Emitter } from '../events/emitter.js'
+import type { Logger } from '../support/logger.js'
+import type { AuthEventBase, AuthEvents } from './events.js'
+
+/** The log line of each event (names kept stable for log searches). */
+const LINES: { [K in keyof AuthEvents]: [level: 'info' | 'warn', line: string] } = {
+  'auth:login_succeeded': ['info', 'auth.login'],
+  'auth:login_failed': ['info', 'auth.login_failed'],
+  'auth:throttled': ['warn', 'auth.throttled'],
+  'auth:account_locked': ['warn', 'auth.account_locked'],
+  'auth:logout': ['info', 'auth.logout'],
+  'auth:registered': ['info', 'auth.registered'],
+  'auth:password_reset_requested': ['info', 'auth.password_reset_requested'],
+  'auth:password_reset': ['info', 'auth.password_reset'],
+  'auth:token_issued': ['info', 'auth.token_issued'],
+  'auth:token_reissued': ['info', 'auth.token_reissued'],
+  'auth:token_revoked': ['info', 'auth.token_revoked'],
+}
+
+function fields(name: keyof AuthEvents, event: AuthEventBase & { retryAfter?: number; userId?: string }): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    event: name,
+    guard: event.guard,
+    user_id: event.userId ?? event.user?.getKey() ?? null,
+    ip: event.ip,
+    request_id: event.requestId,
+  }
+  if (event.retryAfter !== undefined) out.retry_after = event.retryAfter
+  return out
+}
+
+/** Subscribes the logger to every auth event. */
+export function logAuthEvents(events: Emitter, log: Logger): void {
+  for (const [name, [level, line]] of Object.entries(LINES) as [keyof AuthEvents, ['info' | 'warn', string]][]) {
+    events.on(name, (event) => log[level](line, fields(name, event)))
+  }
+}

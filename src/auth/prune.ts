@@ -1,0 +1,67 @@
+/**
+ * @module auth/prune
+ * Housekeeping for the tables auth grows: web logins past their lifetime or idle timeout, expired reset links, finished
+ * throttle windows and audit rows older than `GUARDS.audit.keep_days`. Each table is skipped
+ * when the app does not have it. Run by `node craft auth:prune`.
+ */
+import type { Knex } from 'knex'
+import type { Application } from '../foundation/application.js'
+import { db } from '../database/database-manager.js'
+import type { ResolvedAuthConfig } from './auth-config.js'
+import { AUDIT_TABLE } from './audit/audit-log.js'
+import { THROTTLE_TABLE } from './throttle/database-throttle-store.js'
+
+export interface PruneResult {
+  /** Rows removed per table, in the order pruned. */
+  removed: { table: string; rows: number }[]
+}
+
+export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, now: Date = new Date()): Promise<PruneResult> {
+  const removed: PruneResult['removed'] = []
+  const prune = async (table: string, query: (q: Knex.QueryBuilder) => Knex.QueryBuilder) => {
+    if (!(await db.schema.hasTable(table))) return
+    removed.push({ table, rows: Number(await query(db(table)).delete()) })
+  }
+  if (config.loginLifetime !== null || config.idleTimeout !== null) {
+    const created = config.loginLifetime === null ? null : new Date(now.getTime() - config.loginLifetime * 60_000)
+    const idle = config.idleTimeout === null ? null : new Date(now.getTime() - config.idleTimeout * 60_000)
+    await prune('login_tokens', (q) =>
+      q.where((w) => {
+        if (created) w.orWhere('created_at', '<', created)
+        if (idle) w.orWhere((v) => v.whereNull('last_used_at').where('created_at', '<', idle)).orWhere('last_used_at', '<', idle)
+      }),
+    )
+  }
+  await prune(config.passwordResetTable, (q) => q.whereNotNull('expires_at').where('expires_at', '<=', now))
+  await prune(THROTTLE_TABLE, (q) => q.where('reset_at', '<=', now.getTime()))
+  if (config.audit.keepDays !== null) {
+    const cutoff = new Date(now.getTime() - config.audit.keepDays * 86_400_000)
+    await prune(AUDIT_TABLE, (q) => q.where('created_at', '<', cutoff))
+  }
+  return { removed }
+}
+
+/**
+ * Runs `pruneAuthTables` an hour apart (the first run a minute after start) in this process,
+ * logging what it removed; returns a function that stops it. `craft serve` calls it in one
+ * process only (the first worker under `--workers`).
+ */
+export function schedulePruning(app: Application, options: { firstMs?: number; everyMs?: number } = {}): () => void {
+  const run = async () => {
+    try {
+      const { removed } = await pruneAuthTables(db(), app.make('auth').resolved)
+      const counts = Object.fromEntries(removed.map((r) => [r.table, r.rows]))
+      if (removed.some((r) => r.rows > 0)) app.log.info('auth.pruned', counts)
+    } catch (error) {
+      app.log.warn('auth.prune_failed', { error })
+    }
+  }
+  let timer = setTimeout(function tick() {
+    void run().finally(() => {
+      timer = setTimeout(tick, options.everyMs ?? 3_600_000)
+      timer.unref()
+    })
+  }, options.firstMs ?? 60_000)
+  timer.unref()
+  return () => clearTimeout(timer)
+}

@@ -1,0 +1,25 @@
+/**
+ * @module cli/commands/auth-prune-command
+ * `craft auth:prune`: deletes expired logins, reset links, throttle windows and old audit rows,
+ * and prints what it removed.
+ */
+import type { Command } from 'commander'
+import { db } from '../../database/database-manager.js'
+import { pruneAuthTables } from '../../auth/prune.js'
+import type { CliContext } from '../context.js'
+
+export function registerAuthPruneCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('auth:prune')
+    .description('delete expired logins, reset links, throttle windows and audit rows older than GUARDS.audit.keep_days')
+    .action(async () => {
+      const app = await ctx.boot('console')
+      try {
+        const { removed } = await pruneAuthTables(db(), app.make('auth').resolved)
+        for (const { table, rows } of removed) ctx.out(`${table}: ${rows} removed`)
+        if (removed.length === 0) ctx.out('Nothing to prune: none of the auth tables exist yet (node craft migrate).')
+      } finally {
+        await app.shutdown()
+      }
+    })
+}

@@ -1,0 +1,37 @@
+/**
+ * @module database/attribute-access
+ * `ATTRIBUTE_ACCESS`: the Proxy handler that makes a model's columns read and write as properties
+ * (`user.email`, `user.email = 'x'`, `'email' in user`, `Object.keys(user)`). Members of the class
+ * (methods, `$attributes`, declared fields) win over columns of the same name.
+ */
+import type { Model } from './model.js'
+
+export const ATTRIBUTE_ACCESS: ProxyHandler<Model> = {
+  get(target, property, receiver) {
+    if (typeof property === 'symbol' || property in target) return Reflect.get(target, property, receiver)
+    return target.$attributes[property]
+  },
+  set(target, property, value, receiver) {
+    if (typeof property === 'symbol' || property in target) return Reflect.set(target, property, value, receiver)
+    target.setAttribute(property, value)
+    return true
+  },
+  has(target, property) {
+    return property in target || (typeof property === 'string' && Object.hasOwn(target.$attributes, property))
+  },
+  deleteProperty(target, property) {
+    if (typeof property === 'string' && Object.hasOwn(target.$attributes, property)) {
+      delete target.$attributes[property]
+      return true
+    }
+    return Reflect.deleteProperty(target, property)
+  },
+  ownKeys(target) {
+    return [...new Set([...Reflect.ownKeys(target), ...Object.keys(target.$attributes)])]
+  },
+  getOwnPropertyDescriptor(target, property) {
+    const own = Reflect.getOwnPropertyDescriptor(target, property)
+    if (own || typeof property !== 'string' || !Object.hasOwn(target.$attributes, property)) return own
+    return { value: target.$attributes[property], writable: true, enumerable: true, configurable: true }
+  },
+}

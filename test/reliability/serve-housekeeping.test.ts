@@ -1,0 +1,80 @@
+/**
+ * Black-box: what `craft serve` does besides answering requests — pruning the auth tables in one
+ * process, stopping by a deadline when a request hangs, and replacing crashing workers with a
+ * growing delay instead of a fork loop.
+ */
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import type { Knex } from 'knex'
+import { newApp, migrate, type TestApp } from '../helpers/app-harness.js'
+import { applyAuthSteps } from '../helpers/seed-steps.js'
+import { appDb } from '../helpers/security-kit.js'
+
+const ROUTES = `  Route.get('/hang', () => new Promise(() => {})),
+  Route.get('/crash', () => { setImmediate(() => process.exit(3)); return 'bye' }),`
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+describe('craft serve housekeeping', () => {
+  let app: TestApp
+  let db: Knex
+
+  before(async () => {
+    app = await newApp()
+    applyAuthSteps(app)
+    app.edit('routes/web.ts', (t) => t.replace('export const ROUTES = [', `export const ROUTES = [\n${ROUTES}`))
+    migrate(app)
+    db = appDb(app)
+  })
+  after(async () => {
+    await db?.destroy()
+    await app.cleanup()
+  })
+
+  it('prunes old audit rows and expired logins soon after start, and logs what it removed', async () => {
+    const old = new Date(Date.now() - 400 * 86_400_000)
+    await db('auth_events').insert({ user_id: null, type: 'auth:login_failed', ip: '192.0.2.1', user_agent: null, details: '{}', created_at: old })
+    await db('auth_events').insert({ user_id: null, type: 'auth:login_failed', ip: '192.0.2.2', user_agent: null, details: '{}', created_at: new Date() })
+    const server = await app.serve({ TROWEL_PRUNE_FIRST_MS: '300' })
+    try {
+      let line: string | undefined
+      for (let i = 0; i < 100 && !line; i++) {
+        await sleep(100)
+        line = server.output().split('\n').find((l) => l.includes('auth.pruned'))
+      }
+      assert.ok(line, 'no auth.pruned line')
+      assert.match(line, /"auth_events":1/)
+      const left = await db('auth_events').select('ip')
+      assert.deepEqual(left.map((r) => r.ip), ['192.0.2.2'])
+    } finally {
+      await server.stop()
+    }
+  })
+
+  it('SIGTERM with a request that never ends: the server exits by SHUTDOWN_TIMEOUT', async () => {
+    const server = await app.serve({ SHUTDOWN_TIMEOUT: '1' })
+    const hanging = fetch(`${server.url}/hang`).catch(() => null)
+    await sleep(200)
+    const code = await Promise.race([server.stop(), sleep(15_000).then(() => 'still running')])
+    assert.notEqual(code, 'still running', 'a hung request kept the server from stopping')
+    await hanging
+  })
+
+  it('--workers: a crashing worker is replaced with a growing delay', async () => {
+    const server = await app.serve({}, ['--workers', '2'])
+    try {
+      const replaced = () => server.output().split('\n').filter((l) => /exited \(3\); starting another/.test(l))
+      // Replacements take a moment to boot: keep crashing whichever worker answers.
+      for (let i = 0; i < 30 && replaced().length < 3; i++) {
+        await fetch(`${server.url}/crash`, { signal: AbortSignal.timeout(3000) }).catch(() => null)
+        await sleep(1500)
+      }
+      for (let i = 0; i < 100 && (await fetch(`${server.url}/`, { signal: AbortSignal.timeout(3000) }).catch(() => null))?.status !== 200; i++) await sleep(100)
+      assert.ok(replaced().length >= 3, server.output())
+      assert.ok(replaced().some((l) => / in \d+ ms/.test(l)), 'repeated crashes were replaced without a delay')
+      assert.equal((await fetch(`${server.url}/`)).status, 200, 'the server still answers')
+    } finally {
+      await server.stop()
+    }
+  })
+})
