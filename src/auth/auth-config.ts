@@ -19,11 +19,25 @@ export interface AuthGuardsConfig {
   throttle?: Partial<Record<BudgetName, BudgetLimit | null>>
   /** Password hashing: `max_wait` ms a check may wait for a thread before 503 E_SERVER_BUSY. */
   hashing?: { max_wait?: number }
+  /** The account features whose routes `Auth.routes()` adds (absent: registration and reset_passwords only). */
+  features?: AuthFeature[]
+  /** Security e-mails, each on (true) or off (false). */
+  notifications?: Partial<Record<NotificationName, boolean>>
   [guard: string]: unknown
 }
 
 /** The budgets of `GUARDS.throttle`. */
-export type BudgetName = 'login' | 'ip' | 'account' | 'register' | 'reset'
+export type BudgetName = 'login' | 'ip' | 'account' | 'register' | 'reset' | 'verify' | 'confirm'
+
+/** The features of `GUARDS.features`, each adding its routes to `Auth.routes()`. */
+export const AUTH_FEATURES = ['registration', 'reset_passwords', 'remember_me', 'email_verification', 'account', 'two_factor', 'passkeys'] as const
+export type AuthFeature = (typeof AUTH_FEATURES)[number]
+/** What an app without `GUARDS.features` gets: the login, registration and reset pages only. */
+export const LEGACY_FEATURES: readonly AuthFeature[] = ['registration', 'reset_passwords']
+
+/** The security e-mails of `GUARDS.notifications`. */
+export const NOTIFICATIONS = ['new_device', 'password_changed', 'email_changed', 'account_locked', 'two_factor', 'passkeys', 'token_reuse'] as const
+export type NotificationName = (typeof NOTIFICATIONS)[number]
 
 /** At most `attempts` in a window of `minutes`. */
 export interface BudgetLimit {
@@ -38,6 +52,8 @@ export const DEFAULT_BUDGETS: Record<BudgetName, BudgetLimit> = {
   account: { attempts: 100, minutes: 60 },
   register: { attempts: 10, minutes: 1 },
   reset: { attempts: 10, minutes: 1 },
+  verify: { attempts: 6, minutes: 60 },
+  confirm: { attempts: 5, minutes: 1 },
 }
 
 export interface ResolvedAuthConfig {
@@ -60,6 +76,14 @@ export interface ResolvedAuthConfig {
   hashingMaxWait: number
   /** Minutes without a request after which a web login ends (default 120); null = never. */
   idleTimeout: number | null
+  /** The features whose routes `Auth.routes()` adds. */
+  features: ReadonlySet<AuthFeature>
+  /** Minutes a "remember me" cookie lasts (`GUARDS.web.remember_lifetime`, default 43200, 30 days). */
+  rememberLifetime: number
+  /** Minutes a typed password satisfies `password.confirm` (`GUARDS.web.password_timeout`, default 15). */
+  passwordTimeout: number
+  /** Which security e-mails are sent. */
+  notifications: Record<NotificationName, boolean>
 }
 
 function resolveBudgets(value: unknown): Record<BudgetName, BudgetLimit | null> {
@@ -110,6 +134,35 @@ function minutes(value: unknown, key: string, fallback: number): number | null {
   return value
 }
 
+function resolveFeatures(value: unknown): ReadonlySet<AuthFeature> {
+  if (value === undefined) return new Set(LEGACY_FEATURES)
+  if (!Array.isArray(value)) throw new AuthConfigError(`config/auth.ts: GUARDS.features must be a list of features (${AUTH_FEATURES.join(', ')}).`)
+  for (const feature of value) {
+    if (!(AUTH_FEATURES as readonly unknown[]).includes(feature)) {
+      throw new AuthConfigError(`config/auth.ts: GUARDS.features: ${JSON.stringify(feature)} is not a feature (${AUTH_FEATURES.join(', ')}).`)
+    }
+  }
+  return new Set(value as AuthFeature[])
+}
+
+function resolveNotifications(value: unknown): Record<NotificationName, boolean> {
+  const out = Object.fromEntries(NOTIFICATIONS.map((n) => [n, value === undefined])) as Record<NotificationName, boolean>
+  if (value === undefined) return out
+  if (!value || typeof value !== 'object') throw new AuthConfigError('config/auth.ts: GUARDS.notifications must be an object of { name: true | false }.')
+  for (const [name, on] of Object.entries(value)) {
+    if (!(NOTIFICATIONS as readonly string[]).includes(name)) throw new AuthConfigError(`config/auth.ts: GUARDS.notifications.${name} is not a notification (${NOTIFICATIONS.join(', ')}).`)
+    if (typeof on !== 'boolean') throw new AuthConfigError(`config/auth.ts: GUARDS.notifications.${name} must be true or false.`)
+    out[name as NotificationName] = on
+  }
+  return out
+}
+
+/** Like `minutes`, but null is refused: the setting needs a finite value. */
+function requiredMinutes(value: unknown, key: string, fallback: number): number {
+  if (value === null) throw new AuthConfigError(`config/auth.ts: GUARDS.${key} must be a positive number of minutes, got null.`)
+  return minutes(value, key, fallback) as number
+}
+
 /** Validates `GUARDS`; `requireModel` (when serving) insists on the default guard's model. */
 export function resolveAuthConfig(guards: unknown, options: { requireModel: boolean }): ResolvedAuthConfig {
   if (!guards || typeof guards !== 'object') throw new AuthConfigError('config/auth.ts is missing or does not export GUARDS.')
@@ -120,6 +173,7 @@ export function resolveAuthConfig(guards: unknown, options: { requireModel: bool
   if (!model && options.requireModel) {
     throw new AuthConfigError(`config/auth.ts: GUARDS.${defaultGuard}.model must be your User model.`)
   }
+  const web = config[defaultGuard] as { idle_timeout?: unknown; remember_lifetime?: unknown; password_timeout?: unknown } | undefined
   const table = config.password_reset_table ?? 'password_resets'
   if (typeof table !== 'string' || table === '') throw new AuthConfigError('config/auth.ts: GUARDS.password_reset_table must be a table name.')
   return {
@@ -132,6 +186,10 @@ export function resolveAuthConfig(guards: unknown, options: { requireModel: bool
     audit: resolveAudit(config.audit),
     throttle: resolveBudgets(config.throttle),
     hashingMaxWait: resolveMaxWait(config.hashing),
-    idleTimeout: minutes((config[defaultGuard] as { idle_timeout?: unknown } | undefined)?.idle_timeout, `${defaultGuard}.idle_timeout`, 120),
+    idleTimeout: minutes(web?.idle_timeout, `${defaultGuard}.idle_timeout`, 120),
+    features: resolveFeatures(config.features),
+    rememberLifetime: requiredMinutes(web?.remember_lifetime, `${defaultGuard}.remember_lifetime`, 43200),
+    passwordTimeout: requiredMinutes(web?.password_timeout, `${defaultGuard}.password_timeout`, 15),
+    notifications: resolveNotifications(config.notifications),
   }
 }

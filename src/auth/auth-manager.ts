@@ -13,6 +13,7 @@ import type { AuthGuardsConfig, ResolvedAuthConfig } from './auth-config.js'
 import type { CredentialVerifier } from './credential-verifier.js'
 import type { LoginTokenRepository } from './guards/web/login-token-repository.js'
 import type { PasswordBroker } from './password-broker.js'
+import type { UserTokens } from './accounts/user-tokens.js'
 import type { Registrar } from './registrar.js'
 import type { Hasher, PasswordPolicy } from './hashing/index.js'
 import type { AuthModel } from './user-providers/model-user-provider.js'
@@ -30,6 +31,8 @@ export interface AuthManagerDependencies {
   verifier: CredentialVerifier
   tokens: LoginTokenRepository
   broker: PasswordBroker
+  /** Single-use mailed links (verification, "This wasn't me"). */
+  userTokens: UserTokens
   registrar: Registrar
   events: Emitter
   /** The attempt budgets of `GUARDS.throttle`, sharing the throttle store. */
@@ -44,6 +47,7 @@ export class AuthManager {
   readonly verifier: CredentialVerifier
   readonly tokens: LoginTokenRepository
   readonly broker: PasswordBroker
+  readonly userTokens: UserTokens
   readonly registrar: Registrar
   readonly events: Emitter
   readonly budgets: Record<BudgetName, Budget>
@@ -57,6 +61,7 @@ export class AuthManager {
     this.verifier = deps.verifier
     this.tokens = deps.tokens
     this.broker = deps.broker
+    this.userTokens = deps.userTokens
     this.registrar = deps.registrar
     this.events = deps.events
     this.budgets = deps.budgets

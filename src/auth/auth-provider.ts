@@ -19,6 +19,7 @@ import { resolveAuthConfig } from './auth-config.js'
 import { logAuthEvents } from './log-auth-events.js'
 import { DefaultResetPassword } from './mail/default-reset-password.js'
 import { Auth } from './auth.js'
+import { configureAuthRoutes } from './auth-routes.js'
 import { AuditLog } from './audit/audit-log.js'
 import { db } from '../database/database-manager.js'
 import type { Budget } from './throttle/budget.js'
@@ -45,6 +46,7 @@ export class AuthProvider extends ServiceProvider {
     if (!guards) return
     const config = resolveAuthConfig(guards, { requireModel: app.get('app.mode') === 'http' })
     app.make('hasher').maxWaitMs = config.hashingMaxWait
+    configureAuthRoutes(config.features)
     if (config.audit.enabled) new AuditLog(() => db(), app.log).listen(app.events)
     const file = findModule(app.path('app/mailables/ResetPassword'))
     const mod = file ? await importAppModule(file, 'app/mailables/ResetPassword.ts') : {}

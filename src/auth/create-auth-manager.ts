@@ -12,6 +12,7 @@ import { LoginTokenRepository } from './guards/web/login-token-repository.js'
 import { WebGuard } from './guards/web/guard.js'
 import { PasswordBroker } from './password-broker.js'
 import { Registrar } from './registrar.js'
+import { UserTokens } from './accounts/user-tokens.js'
 import { AuthManager } from './auth-manager.js'
 import { resolveAuthConfig } from './auth-config.js'
 import { ModelUserProvider } from './user-providers/model-user-provider.js'
@@ -46,6 +47,7 @@ export function createAuthManager(app: Application): AuthManager {
     verifier: app.make('auth.verifier'),
     tokens,
     broker,
+    userTokens: new UserTokens(() => db()),
     registrar: new Registrar(resolved.model, hasher),
     events: app.events,
     budgets: app.make('auth.budgets'),

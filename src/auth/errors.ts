@@ -4,6 +4,7 @@
  * `AuthenticationError` is the same class under the name older code imports.
  */
 import { UnauthorizedError } from '../http/errors.js'
+import { HttpError } from '../http/http-error.js'
 import { FrameworkError } from '../foundation/framework-error.js'
 
 export { UnauthorizedError, UnauthorizedError as AuthenticationError }
@@ -19,5 +20,19 @@ export class InvalidCredentialsError extends UnauthorizedError {
 export class AuthConfigError extends FrameworkError {
   constructor(message: string) {
     super('E_AUTH_CONFIG', message)
+  }
+}
+
+/** A route behind `verified` was asked for as JSON by a user whose address is not verified yet. */
+export class EmailNotVerifiedError extends HttpError {
+  constructor(message = 'Your email address is not verified.') {
+    super(403, 'E_EMAIL_NOT_VERIFIED', message)
+  }
+}
+
+/** A route behind `password.confirm` was asked for as JSON without a recent password confirmation. */
+export class PasswordConfirmationRequiredError extends HttpError {
+  constructor(message = 'Please confirm your password first.') {
+    super(423, 'E_PASSWORD_CONFIRMATION_REQUIRED', message)
   }
 }

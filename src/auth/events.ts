@@ -37,6 +37,20 @@ export interface AuthEvents {
   /** `userId` is the token's subject; `user` is not loaded to re-issue. */
   'auth:token_reissued': AuthEventBase & { userId: string }
   'auth:token_revoked': AuthEventBase & { user: AuthUser }
+  /** The address in `email` is now verified (registration's, or a changed one). */
+  'auth:email_verified': AuthEventBase & { user: AuthUser; email: string }
+  /** Changed on the account page with the current password (a reset is `auth:password_reset`). */
+  'auth:password_changed': AuthEventBase & { user: AuthUser }
+  /** `from` was the address before; `user` already holds the new one. */
+  'auth:email_changed': AuthEventBase & { user: AuthUser; from: string; to: string }
+  /** A replaced "remember me" token came back: that device's logins were ended (likely theft). */
+  'auth:remember_reuse': AuthEventBase & { user: AuthUser }
+  /** One login ended from the devices page (`device` is the login's id), or every other one (`device: 'others'`). */
+  'auth:device_revoked': AuthEventBase & { user: AuthUser; device: string; count: number }
+  /** `user` no longer exists in the database; `userId` is its former key. */
+  'auth:account_deleted': AuthEventBase & { user: AuthUser; userId: string }
+  /** "This wasn't me": every login and token of `user` ended, and a reset link sent. */
+  'auth:secured': AuthEventBase & { user: AuthUser }
 }
 
 declare module '../events/event-map.js' {

@@ -23,6 +23,13 @@ const LINES: { [K in keyof AuthEvents]: [level: 'info' | 'warn', line: string] }
   'auth:token_issued': ['info', 'auth.token_issued'],
   'auth:token_reissued': ['info', 'auth.token_reissued'],
   'auth:token_revoked': ['info', 'auth.token_revoked'],
+  'auth:email_verified': ['info', 'auth.email_verified'],
+  'auth:password_changed': ['info', 'auth.password_changed'],
+  'auth:email_changed': ['info', 'auth.email_changed'],
+  'auth:remember_reuse': ['warn', 'auth.remember_reuse'],
+  'auth:device_revoked': ['info', 'auth.device_revoked'],
+  'auth:account_deleted': ['info', 'auth.account_deleted'],
+  'auth:secured': ['warn', 'auth.secured'],
 }
 
 function fields(name: keyof AuthEvents, event: AuthEventBase & { retryAfter?: number; userId?: string }): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import { HttpKernel, SessionMiddleware, VerifyCsrfTokenMiddleware } from 'trowel'
-import { AuthenticationMiddleware, GuestMiddleware, InitializeAuthMiddleware } from 'trowel/auth'
+import { AuthenticationMiddleware, GuestMiddleware, InitializeAuthMiddleware, PasswordConfirmMiddleware, VerifiedMiddleware } from 'trowel/auth'
 
 export class Kernel extends HttpKernel {
   /** Runs on every request. */
@@ -10,6 +10,8 @@ export class Kernel extends HttpKernel {
     web: [SessionMiddleware, VerifyCsrfTokenMiddleware, InitializeAuthMiddleware],
     auth: [AuthenticationMiddleware],
     guest: [GuestMiddleware],
+    verified: [VerifiedMiddleware],
+    'password.confirm': [PasswordConfirmMiddleware],
   }
 
   registerRoutes() {

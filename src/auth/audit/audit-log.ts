@@ -14,20 +14,28 @@ import type { AuthEventBase, AuthEvents } from '../events.js'
 
 export const AUDIT_TABLE = 'auth_events'
 
-/** Every auth event name: the audit log records each of them. */
-export const AUTH_EVENT_NAMES: (keyof AuthEvents)[] = [
-  'auth:login_succeeded',
-  'auth:login_failed',
-  'auth:throttled',
-  'auth:account_locked',
-  'auth:logout',
-  'auth:registered',
-  'auth:password_reset_requested',
-  'auth:password_reset',
-  'auth:token_issued',
-  'auth:token_reissued',
-  'auth:token_revoked',
-]
+/** Every auth event name (a missing or unknown one fails the type check): the audit log records each of them. */
+const RECORDED: Record<keyof AuthEvents, true> = {
+  'auth:login_succeeded': true,
+  'auth:login_failed': true,
+  'auth:throttled': true,
+  'auth:account_locked': true,
+  'auth:logout': true,
+  'auth:registered': true,
+  'auth:password_reset_requested': true,
+  'auth:password_reset': true,
+  'auth:token_issued': true,
+  'auth:token_reissued': true,
+  'auth:token_revoked': true,
+  'auth:email_verified': true,
+  'auth:password_changed': true,
+  'auth:email_changed': true,
+  'auth:remember_reuse': true,
+  'auth:device_revoked': true,
+  'auth:account_deleted': true,
+  'auth:secured': true,
+}
+export const AUTH_EVENT_NAMES = Object.keys(RECORDED) as (keyof AuthEvents)[]
 
 /** Fields of a payload that are columns, not details. */
 const COLUMNS = new Set(['user', 'userId', 'ip', 'userAgent', 'at', 'requestId'])

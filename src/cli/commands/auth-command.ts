@@ -4,27 +4,39 @@
  * the reset e-mail, and the audit log's migration (unless the app already has one). Add `...Auth.routes()` to `routes/web.ts` to serve them.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { join, relative, sep } from 'node:path'
 import type { Command } from 'commander'
 import { FRAMEWORK_ROOT } from '../../foundation/application.js'
 import { writeFiles } from '../generator.js'
 import { migrationFileName, nextMigrationDate } from '../../database/migration-stubs.js'
 import type { CliContext } from '../context.js'
 
-const CONTROLLERS = ['LoginController', 'RegisterController', 'HomeController', 'PasswordResetController']
-const TEMPLATES = ['base', 'login', 'register', 'home', 'password_reset', 'change_password']
+/** Every file under `dir` (recursively), as paths relative to it, sorted. */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .sort()
+}
 
+/** The framework folders `craft auth` copies into the app, and where each lands. */
+const COPIED: { from: string; to: string }[] = [
+  { from: 'stubs/auth/controllers', to: 'app/controllers/auth' },
+  { from: 'stubs/auth/mailables', to: 'app/mailables' },
+  { from: 'templates/auth', to: 'templates/auth' },
+  { from: 'templates/mailables/auth', to: 'templates/mailables/auth' },
+]
+
+/** The controllers, templates, e-mails and static files of every auth and account page. */
 export function authFiles(root: string): { path: string; contents: string }[] {
-  const read = (p: string) => readFileSync(`${FRAMEWORK_ROOT}/${p}`, 'utf8')
-  return [
-    ...CONTROLLERS.map((c) => ({ path: `${root}/app/controllers/auth/${c}.ts`, contents: read(`stubs/auth/controllers/${c}.ts`) })),
-    ...TEMPLATES.map((t) => ({ path: `${root}/templates/auth/${t}.html`, contents: read(`templates/auth/${t}.html`) })),
-    { path: `${root}/app/mailables/ResetPassword.ts`, contents: read('stubs/auth/mailables/ResetPassword.ts') },
-    { path: `${root}/templates/mailables/auth/reset_password.html`, contents: read('templates/mailables/auth/reset_password.html') },
-  ]
+  return COPIED.flatMap(({ from, to }) =>
+    filesUnder(`${FRAMEWORK_ROOT}/${from}`).map((file) => ({ path: `${root}/${to}/${file}`, contents: readFileSync(`${FRAMEWORK_ROOT}/${from}/${file}`, 'utf8') })),
+  )
 }
 
 /** Migrations `craft auth` adds when the app has none of that name yet (any timestamp). */
-const MIGRATIONS = ['create_auth_events_table']
+const MIGRATIONS = ['create_auth_events_table', 'create_account_tables']
 
 export function authMigrations(root: string): { path: string; contents: string }[] {
   const folder = `${root}/databases/migrations`

@@ -1,0 +1,96 @@
+/**
+ * @module auth/accounts/user-tokens
+ * The single-use links mailed to a user (`user_tokens`): e-mail verification (`verify_email`,
+ * carrying the address being verified) and "This wasn't me" (`secure`). A token is 32 random
+ * bytes (base64url) that only the e-mail holds; the table keeps its SHA-256. `consume()` deletes
+ * the row and only the request whose delete removed it gets it, so a link works exactly once
+ * however many requests present it at the same moment, in however many processes.
+ */
+import type { Knex } from 'knex'
+import { randomToken, sha256Hex } from '../tokens/index.js'
+
+export type UserTokenPurpose = 'verify_email' | 'secure'
+
+export interface UserTokenRow {
+  id: number
+  user_id: unknown
+  purpose: UserTokenPurpose
+  email: string | null
+  expires_at: Date
+}
+
+const TABLE = 'user_tokens'
+
+function epochMs(value: unknown): number {
+  return new Date(value as string | number | Date).getTime()
+}
+
+/** Tokens are base64url; anything else (or of another length) is refused without a query. */
+function plausible(token: unknown): token is string {
+  return typeof token === 'string' && token.length >= 32 && token.length <= 64 && /^[A-Za-z0-9_-]+$/.test(token)
+}
+
+export class UserTokens {
+  readonly #db: () => Knex
+
+  constructor(db: () => Knex) {
+    this.#db = db
+  }
+
+  /**
+   * A new token for `userId`, valid for `minutes`. `replace` (default true) deletes the user's
+   * earlier tokens of that purpose first, so only the newest link works.
+   */
+  async create(userId: unknown, purpose: UserTokenPurpose, options: { minutes: number; email?: string | null; replace?: boolean }): Promise<string> {
+    const token = randomToken(32)
+    const now = new Date()
+    await this.#db().transaction(async (trx) => {
+      if (options.replace !== false) await trx(TABLE).where({ user_id: userId, purpose }).delete()
+      await trx(TABLE).insert({
+        user_id: userId,
+        purpose,
+        token_hash: sha256Hex(token),
+        email: options.email ?? null,
+        created_at: now,
+        expires_at: new Date(now.getTime() + Math.round(options.minutes * 60_000)),
+      })
+    })
+    return token
+  }
+
+  /** The live row of a token of `purpose` without using it up, or null (unknown, used, expired). */
+  async peek(token: unknown, purpose: UserTokenPurpose): Promise<UserTokenRow | null> {
+    if (!plausible(token)) return null
+    const row = await this.#db()(TABLE).where({ token_hash: sha256Hex(token), purpose }).first()
+    if (!row || epochMs(row.expires_at) <= Date.now()) return null
+    return row as UserTokenRow
+  }
+
+  /**
+   * Uses a token up: its row, or null when it is unknown, of another purpose, already used or
+   * expired. Of concurrent calls with one token, exactly one gets the row. `trx` lets the caller
+   * apply the token's effect in the same transaction.
+   */
+  async consume(token: unknown, purpose: UserTokenPurpose, trx?: Knex.Transaction): Promise<UserTokenRow | null> {
+    if (!plausible(token)) return null
+    const db = trx ?? this.#db()
+    const digest = sha256Hex(token)
+    const row = await db(TABLE).where({ token_hash: digest, purpose }).first()
+    if (!row) return null
+    const deleted = await db(TABLE).where({ id: row.id, token_hash: digest }).delete()
+    if (deleted !== 1 || epochMs(row.expires_at) <= Date.now()) return null
+    return row as UserTokenRow
+  }
+
+  /** Deletes every token of the user (all purposes, or one). */
+  async revokeAll(userId: unknown, purpose?: UserTokenPurpose, trx?: Knex.Transaction): Promise<number> {
+    const query = (trx ?? this.#db())(TABLE).where('user_id', userId as string | number)
+    if (purpose) query.andWhere('purpose', purpose)
+    return query.delete()
+  }
+
+  /** Deletes expired rows; the number deleted (`craft auth:prune`). */
+  async prune(now = new Date()): Promise<number> {
+    return this.#db()(TABLE).where('expires_at', '<=', now).delete()
+  }
+}
