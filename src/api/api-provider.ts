@@ -55,6 +55,8 @@ export class ApiProvider extends ServiceProvider {
         const jwt = app.make('api.jwt')
         return new JwtGuard(name, ctx, { jwt, provider: jwt.provider, verifier: app.make('auth.verifier'), events: app.events })
       })
+      // A password reset or change, "log out everywhere" and "This wasn't me" also end the API token.
+      app.make('auth.manager').revoker.register('jwt', (userId, db) => app.make('api.jwt').provider.clearDigest(userId, db))
     }
     if (!app.has('routes.api.location')) return
     if (!app.kernel.routeMiddleware.api) {

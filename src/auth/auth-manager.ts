@@ -14,6 +14,7 @@ import type { CredentialVerifier } from './credential-verifier.js'
 import type { LoginTokenRepository } from './guards/web/login-token-repository.js'
 import type { PasswordBroker } from './password-broker.js'
 import type { UserTokens } from './accounts/user-tokens.js'
+import type { LoginRevoker } from './accounts/login-revoker.js'
 import type { Registrar } from './registrar.js'
 import type { Hasher, PasswordPolicy } from './hashing/index.js'
 import type { AuthModel } from './user-providers/model-user-provider.js'
@@ -33,6 +34,8 @@ export interface AuthManagerDependencies {
   broker: PasswordBroker
   /** Single-use mailed links (verification, "This wasn't me"). */
   userTokens: UserTokens
+  /** Ends every login of a user (web, remember me, API tokens...). */
+  revoker: LoginRevoker
   registrar: Registrar
   events: Emitter
   /** The attempt budgets of `GUARDS.throttle`, sharing the throttle store. */
@@ -48,6 +51,7 @@ export class AuthManager {
   readonly tokens: LoginTokenRepository
   readonly broker: PasswordBroker
   readonly userTokens: UserTokens
+  readonly revoker: LoginRevoker
   readonly registrar: Registrar
   readonly events: Emitter
   readonly budgets: Record<BudgetName, Budget>
@@ -62,6 +66,7 @@ export class AuthManager {
     this.tokens = deps.tokens
     this.broker = deps.broker
     this.userTokens = deps.userTokens
+    this.revoker = deps.revoker
     this.registrar = deps.registrar
     this.events = deps.events
     this.budgets = deps.budgets

@@ -13,6 +13,7 @@ import { WebGuard } from './guards/web/guard.js'
 import { PasswordBroker } from './password-broker.js'
 import { Registrar } from './registrar.js'
 import { UserTokens } from './accounts/user-tokens.js'
+import { LoginRevoker } from './accounts/login-revoker.js'
 import { AuthManager } from './auth-manager.js'
 import { resolveAuthConfig } from './auth-config.js'
 import { ModelUserProvider } from './user-providers/model-user-provider.js'
@@ -23,6 +24,7 @@ export function createAuthManager(app: Application): AuthManager {
   const config = app.config('auth')?.GUARDS
   const resolved = resolveAuthConfig(config, { requireModel: false })
   const hasher = app.make('hasher')
+  const revoker = new LoginRevoker(() => db())
   const tokens = new LoginTokenRepository(() => db(), { table: 'login_tokens', lifetime: resolved.loginLifetime, idleTimeout: resolved.idleTimeout })
   const broker = new PasswordBroker({
     db: () => db(),
@@ -31,7 +33,9 @@ export function createAuthManager(app: Application): AuthManager {
     expiration: resolved.passwordResetExpiration,
     appUrl: String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://127.0.0.1:8000'),
     hash: (password) => hasher.hash(password),
-    revokeAllLogins: (userId, trx) => tokens.revokeAll(userId, trx),
+    revokeAllLogins: async (userId, trx) => {
+      await revoker.revokeAll(userId, { trx })
+    },
     send: async (user, url, expiresIn) => {
       const MailableClass = app.make('auth.reset_mailable')
       await app.make<Mailer>('mailer').send(new MailableClass(user, url, expiresIn))
@@ -48,6 +52,7 @@ export function createAuthManager(app: Application): AuthManager {
     tokens,
     broker,
     userTokens: new UserTokens(() => db()),
+    revoker,
     registrar: new Registrar(resolved.model, hasher),
     events: app.events,
     budgets: app.make('auth.budgets'),

@@ -31,6 +31,8 @@ export { VerifiedMiddleware } from './middleware/verified-middleware.js'
 export { PasswordConfirmMiddleware, PASSWORD_CONFIRMED_AT, passwordRecentlyConfirmed, markPasswordConfirmed } from './middleware/password-confirm-middleware.js'
 export { UserTokens, type UserTokenPurpose, type UserTokenRow } from './accounts/user-tokens.js'
 export { isVerified } from './accounts/verification.js'
+export { LoginRevoker, type Revoker, type RevokeOptions } from './accounts/login-revoker.js'
+// Account features (one export line per module):
 export { AUTH_FEATURES, NOTIFICATIONS, type AuthFeature, type NotificationName } from './auth-config.js'
 export { CredentialVerifier, BudgetExceededError, type VerifyResult } from './credential-verifier.js'
 export { normalizeEmail } from './email.js'

@@ -64,4 +64,12 @@ export class FakeUserProvider implements JwtUserProvider<FakeUser> {
     user.token = newDigest
     return true
   }
+
+  /** Clears user `id`'s token (the database argument is ignored: the users live in memory). */
+  async clearDigest(id: unknown): Promise<number> {
+    const user = this.users.get(Number(id))
+    if (!user || user.token === null) return 0
+    user.token = null
+    return 1
+  }
 }

@@ -2,6 +2,7 @@
  * @module api/guards/jwt/types
  * What the JWT guard is built from, and the user provider contract its look-ups go through.
  */
+import type { Knex } from 'knex'
 import type { AuthUser, CredentialUserProvider } from '../../../auth/types.js'
 import type { GuardDependencies } from '../../../auth/guards/base-guard.js'
 import type { JwtPayload } from '../../jwt/index.js'
@@ -23,6 +24,8 @@ export interface JwtUserProvider<User extends AuthUser = AuthUser> extends Crede
   storeDigest(user: User, digest: string | null): Promise<void>
   /** Atomically replaces `oldDigest` by `newDigest`; false when `oldDigest` was not the stored one. */
   replaceDigest(id: string, oldDigest: string, newDigest: string): Promise<boolean>
+  /** Clears user `id`'s token (through `db`, which may be a transaction); how many rows changed. */
+  clearDigest(id: unknown, db: Knex | Knex.Transaction): Promise<number>
 }
 
 /** A bearer token whose signature, algorithm, expiry and version have been verified. */

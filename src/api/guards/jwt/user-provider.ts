@@ -5,6 +5,7 @@
  * primary-key look-up through a statement prepared once per connection; the model instance is
  * built only when someone asks for the user.
  */
+import type { Knex } from 'knex'
 import { getDatabase } from '../../../database/database-manager.js'
 import { ModelUserProvider, type AuthModel, type ModelUser } from '../../../auth/user-providers/model-user-provider.js'
 import type { JwtUserProvider, TokenRecord } from './types.js'
@@ -34,6 +35,10 @@ export class ModelJwtUserProvider<User extends ModelUser = ModelUser> extends Mo
   async storeDigest(user: User, digest: string | null): Promise<void> {
     await this.model.query().where(this.#primaryKey, user.getKey()).update({ [this.column]: digest })
     user.forceFill({ [this.column]: digest })
+  }
+
+  async clearDigest(id: unknown, db: Knex | Knex.Transaction): Promise<number> {
+    return db(this.model.getTable()).where(this.#primaryKey, id as string | number).whereNotNull(this.column).update({ [this.column]: null })
   }
 
   async replaceDigest(id: string, oldDigest: string, newDigest: string): Promise<boolean> {
