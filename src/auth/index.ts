@@ -10,6 +10,8 @@ import { authRoutes } from './auth-routes.js'
 Auth.routes = authRoutes
 
 export { Auth }
+/** The same routes as `Auth.routes()` (the name `craft auth` writes into routes/web.ts). */
+export { authRoutes }
 export { AuthProvider } from './auth-provider.js'
 export { AuthManager, type GuardFactory } from './auth-manager.js'
 export { resolveAuthConfig, type AuthGuardsConfig, type ResolvedAuthConfig } from './auth-config.js'

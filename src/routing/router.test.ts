@@ -83,6 +83,16 @@ describe('Router', () => {
     assert.throws(() => new Router().mount([Route.match(['FETCH'], '/a', noop)]), /Unknown HTTP method/)
   })
 
+  it('a route listed twice, identically, is one route; a different route on the same path is refused', () => {
+    const router = new Router()
+    const twice = () => [Route.get('/login', 'auth/LoginController@show').name('login'), Route.post('/login', 'auth/LoginController@store').middleware(['guest'])]
+    router.mount([...twice(), ...twice()])
+    assert.equal(router.routes.length, 2)
+    assert.equal(router.match('GET', '/login').kind, 'found')
+    assert.throws(() => router.mount([Route.get('/login', 'OtherController@show')]), /cannot be added/)
+    assert.throws(() => router.mount([Route.post('/login', 'auth/LoginController@store')]), /cannot be added/, 'same handler, other middleware')
+  })
+
   it('marks JSON prefixes for unmatched paths', () => {
     const router = new Router()
     router.mount([Route.get('/me', noop)], { prefix: '/api', json: true })

@@ -69,6 +69,19 @@ export function toRouterPath(path: string): string {
     .join('/')
 }
 
+/** Whether two compiled routes say exactly the same thing (methods, path, handler, name, middleware, JSON). */
+function sameRoute(a: CompiledRoute, b: CompiledRoute): boolean {
+  return (
+    a.path === b.path &&
+    a.name === b.name &&
+    a.definition.handler === b.definition.handler &&
+    a.info.json === b.info.json &&
+    a.methods.join() === b.methods.join() &&
+    a.middleware.length === b.middleware.length &&
+    a.middleware.every((m, i) => m === b.middleware[i])
+  )
+}
+
 export class Router {
   readonly routes: CompiledRoute[] = []
   #byName = new Map<string, CompiledRoute>()
@@ -113,6 +126,10 @@ export class Router {
       middleware,
       info: { name, path, methods: def.methods, json: json || def.json },
     }
+    // The same route listed twice (e.g. `...Auth.routes()` added by hand after `craft auth` wired
+    // it) is one route: the repeat is skipped. Anything else on a taken path is a conflict.
+    const twin = this.routes.find((r) => sameRoute(r, route))
+    if (twin) return twin
     const routerPath = toRouterPath(path)
     for (const method of def.methods) {
       if (!HTTP_METHODS.includes(method)) throw new RouteDefinitionError(`Unknown HTTP method "${method}" for route ${path}.`)

@@ -3,11 +3,12 @@
  * `craft auth`: the login, registration, home and password-reset controllers, their templates,
  * the reset e-mail, and the audit log's migration (unless the app already has one). Add `...Auth.routes()` to `routes/web.ts` to serve them.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import type { Command } from 'commander'
 import { FRAMEWORK_ROOT } from '../../foundation/application.js'
 import { writeFiles } from '../generator.js'
+import { colors } from '../output.js'
 import { migrationFileName, nextMigrationDate } from '../../database/migration-stubs.js'
 import type { CliContext } from '../context.js'
 
@@ -48,14 +49,41 @@ export function authMigrations(root: string): { path: string; contents: string }
   }))
 }
 
+/** What `wireAuthRoutes` did to routes/web.ts. */
+export type WireResult = 'added' | 'present' | { refused: string }
+
+/**
+ * Adds the auth pages to `routes/web.ts`: `import { authRoutes } from 'trowel/auth'` and
+ * `...authRoutes(),` as the first entry of ROUTES. Nothing changes when the file already serves
+ * them (`Auth.routes()` or `authRoutes()`); a file without `export const ROUTES = [` is left alone.
+ * The import uses its own name, so a hand-written `import { Auth } ...` beside it never clashes,
+ * and the router treats a second, identical listing of the same routes as one.
+ */
+export function wireAuthRoutes(root: string): WireResult {
+  const file = join(root, 'routes', 'web.ts')
+  if (!existsSync(file)) return { refused: 'routes/web.ts does not exist' }
+  const text = readFileSync(file, 'utf8')
+  if (/\bAuth\.routes\(|\bauthRoutes\(/.test(text)) return 'present'
+  const marker = /export const ROUTES(?:\s*:\s*[^=]+)?\s*=\s*\[/
+  const match = marker.exec(text)
+  if (!match) return { refused: 'routes/web.ts has no "export const ROUTES = [" line' }
+  const at = match.index + match[0].length
+  const wired = `import { authRoutes } from 'trowel/auth'\n${text.slice(0, at)}\n  ...authRoutes(),${text.slice(at)}`
+  writeFileSync(file, wired)
+  return 'added'
+}
+
 export function registerAuthCommand(program: Command, ctx: CliContext): void {
   program
     .command('auth')
-    .description('create the login, register, home and password-reset controllers, templates and e-mail, and the auth_events migration')
+    .description('create the auth and account pages (controllers, templates, e-mails) and their migrations, and add the pages to routes/web.ts')
     .option('--force', 'overwrite existing files')
     .action((opts: { force?: boolean }) => {
       const root = ctx.requireApp()
       writeFiles([...authFiles(root), ...authMigrations(root)], { force: opts.force, root, out: ctx.out })
-      ctx.out('Now add the routes to routes/web.ts:  import { Auth } from \'trowel/auth\'  and  ...Auth.routes()  in ROUTES')
+      const wired = wireAuthRoutes(root)
+      if (wired === 'added') ctx.out(`${colors().green('Updated')} routes/web.ts (...authRoutes() serves the pages)`)
+      else if (wired !== 'present') ctx.out(`Not changed: ${wired.refused}. Add the routes by hand:  import { Auth } from 'trowel/auth'  and  ...Auth.routes()  in ROUTES`)
+      ctx.out('Then run: node craft migrate')
     })
 }
