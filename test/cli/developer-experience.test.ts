@@ -55,6 +55,27 @@ test('serve --watch restarts the server when a route file changes, and survives 
   }
 })
 
+test('serve --watch: an edit to .env takes effect at the restart it causes', async () => {
+  app.edit('routes/web.ts', (t) => t.replace('export const ROUTES = [', "export const ROUTES = [\n  Route.get('/greeting', () => process.env.GREETING ?? 'none'),"))
+  // A key .env has when serve starts (as APP_DEBUG or APP_NAME in a new app).
+  app.edit('.env', (t) => `${t}\nGREETING=zero\n`)
+  const server = await app.serve({}, ['--watch'])
+  try {
+    const servings = () => server.output().match(/serving on http:\/\/127\.0\.0\.1:\d+/g)?.length ?? 0
+    const latestUrl = () => [...server.output().matchAll(/serving on (http:\/\/127\.0\.0\.1:\d+)/g)].at(-1)![1]!
+    assert.equal(await (await fetch(`${server.url}/greeting`)).text(), 'zero')
+    app.edit('.env', (t) => t.replace('GREETING=zero', 'GREETING=first'))
+    await waitFor(() => servings() >= 2, 'the restart after the first .env edit')
+    assert.equal(await (await fetch(`${latestUrl()}/greeting`)).text(), 'first')
+    app.edit('.env', (t) => t.replace('GREETING=first', 'GREETING=second'))
+    await waitFor(() => servings() >= 3, 'the restart after the second .env edit')
+    assert.equal(await (await fetch(`${latestUrl()}/greeting`)).text(), 'second', 'the new value, not the one the first restart saw')
+  } finally {
+    await server.stop()
+    app.edit('.env', (t) => t.replace(/\nGREETING=second\n/, ''))
+  }
+})
+
 test('changes under storage/ do not restart serve --watch', async () => {
   const server = await app.serve({}, ['--watch'])
   try {

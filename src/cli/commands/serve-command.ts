@@ -139,11 +139,14 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--watch', 'restart the server when a file of the app changes (for development)')
     .action(async (opts: ServeOptions) => {
       const root = ctx.requireApp()
+      // The environment as given, before .env fills it in: each restarted child of --watch reads
+      // .env afresh (the process environment wins over .env, so passing ours would freeze it).
+      const given = { ...process.env }
       loadEnvironment(root)
       const port = parsePort(opts.port)
       const workers = parseWorkers(opts.workers)
       if (opts.watch) {
-        watchAndServe(ctx, root, ['--host', opts.host, '--port', String(port), ...(opts.workers ? ['--workers', opts.workers] : [])])
+        watchAndServe(ctx, root, ['--host', opts.host, '--port', String(port), ...(opts.workers ? ['--workers', opts.workers] : [])], given)
         return
       }
       await loadAppAsJavaScript(root)
@@ -216,9 +219,11 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
 /**
  * `serve --watch`: runs `craft serve` (without --watch) in a child process and restarts it when a
  * watched file changes (node's recursive `fs.watch`, events gathered for 200 ms). A child that
- * fails to boot (a syntax error, say) is reported and restarted at the next change.
+ * fails to boot (a syntax error, say) is reported and restarted at the next change. The child
+ * gets the environment craft was started with, without .env's values, so an edit to .env takes
+ * effect at the restart it causes.
  */
-function watchAndServe(ctx: CliContext, root: string, serveArgs: string[]): void {
+function watchAndServe(ctx: CliContext, root: string, serveArgs: string[], env: NodeJS.ProcessEnv): void {
   const c = colors()
   const script = process.argv[1]!
   let child: ChildProcess | null = null
@@ -228,7 +233,7 @@ function watchAndServe(ctx: CliContext, root: string, serveArgs: string[]): void
   let timer: ReturnType<typeof setTimeout> | undefined
 
   const start = () => {
-    const current = spawn(process.execPath, [script, 'serve', ...serveArgs], { cwd: root, stdio: 'inherit' })
+    const current = spawn(process.execPath, [script, 'serve', ...serveArgs], { cwd: root, stdio: 'inherit', env })
     child = current
     current.on('exit', (code, signal) => {
       if (child === current) child = null
