@@ -14,6 +14,10 @@ import { newAppMigrations } from '../../database/migration-stubs.js'
 import { CliError } from '../cli-error.js'
 import { colors, withProgress } from '../output.js'
 import type { CliContext } from '../context.js'
+import { spawnSync } from 'node:child_process'
+import { writeFiles } from '../generator.js'
+import { authFiles, authMigrations, wireAuthRoutes } from './auth-command.js'
+import { installApi } from './api-install-command.js'
 
 const RENAMES: Record<string, string> = {
   'env.stub': '.env',
@@ -98,7 +102,29 @@ export function registerNewCommand(program: Command, ctx: CliContext): void {
         'so that node craft <command> works at once, offline, with no install step.',
     )
     .option('--force', 'write into a folder that is not empty')
-    .action(async (dir: string, opts: { force?: boolean }) => {
-      await createApp(dir, { force: opts.force, out: ctx.out })
+    .option('--auth', 'also add the auth and account pages (as node craft auth does)')
+    .option('--api', 'also turn the JWT API on (as node craft api:install --wire does)')
+    .action(async (dir: string, opts: { force?: boolean; auth?: boolean; api?: boolean }) => {
+      const target = await createApp(dir, { force: opts.force, out: opts.auth || opts.api ? () => undefined : ctx.out })
+      if (!opts.auth && !opts.api) return
+      if (opts.auth) {
+        writeFiles([...authFiles(target), ...authMigrations(target)], { root: target, out: () => undefined })
+        const wired = wireAuthRoutes(target)
+        if (wired !== 'added') throw new CliError(`Could not add the auth pages to routes/web.ts: ${wired === 'present' ? 'they are already there' : wired.refused}.`)
+      }
+      if (opts.api && !installApi({ out: () => undefined }, target, { wire: true })) {
+        throw new CliError('Could not wire the JWT API into the new app (a file does not have the expected shape).')
+      }
+      // The new app's own craft migrates it: its .env and config, as \`node craft migrate\` would.
+      const migrated = spawnSync(process.execPath, ['craft', 'migrate'], { cwd: target, encoding: 'utf8' })
+      if (migrated.status !== 0) throw new CliError(`node craft migrate failed in ${dir}:\n${migrated.stderr || migrated.stdout}`)
+      const c = colors()
+      const shown = relative(process.cwd(), target) || '.'
+      const cdPath = shown.startsWith('..') ? target : shown
+      const parts = [opts.auth ? 'the auth and account pages' : null, opts.api ? 'the JWT API' : null].filter(Boolean).join(' and ')
+      ctx.out(`${c.green('Created')} a Trowel app in ${cdPath} with ${parts}, migrated`)
+      ctx.out('Next:')
+      ctx.out(`  ${c.cyan(`cd ${cdPath}`)}`)
+      ctx.out(`  ${c.cyan('node craft serve')}        then open http://127.0.0.1:8000${opts.auth ? '/register' : ''}`)
     })
 }
