@@ -1,23 +1,26 @@
 /**
  * @module api/errors
  * The JWT API's HTTP errors, with the exact bodies the token routes promise. The 401s of the
- * `api` stack carry `WWW-Authenticate: Bearer`.
+ * `api` stack carry RFC 6750's `WWW-Authenticate`: `Bearer realm="api"` when no token came,
+ * `Bearer realm="api", error="invalid_token"` when the one that came is refused.
  */
 import { UnauthorizedError } from '../http/errors.js'
 import { InvalidCredentialsError } from '../auth/errors.js'
 import { FrameworkError } from '../foundation/framework-error.js'
 
-const BEARER = { 'WWW-Authenticate': 'Bearer' }
+/** No credentials: RFC 6750 §3.1 says to name no error code. */
+const BEARER_MISSING = { 'WWW-Authenticate': 'Bearer realm="api"' }
+const BEARER_INVALID = { 'WWW-Authenticate': 'Bearer realm="api", error="invalid_token"' }
 
 export class TokenMissingError extends UnauthorizedError {
   constructor() {
-    super('Authentication token missing', { code: 'E_TOKEN_MISSING', headers: BEARER })
+    super('Authentication token missing', { code: 'E_TOKEN_MISSING', headers: BEARER_MISSING })
   }
 }
 
 export class TokenInvalidError extends UnauthorizedError {
   constructor(options: { cause?: unknown } = {}) {
-    super('Token invalid. Try reauthenticating.', { code: 'E_TOKEN_INVALID', headers: BEARER, cause: options.cause })
+    super('Token invalid. Try reauthenticating.', { code: 'E_TOKEN_INVALID', headers: BEARER_INVALID, cause: options.cause })
   }
 }
 

@@ -10,7 +10,7 @@
  * - `reissue` ignores expiry only; the stored digest must match and is replaced atomically, so of
  *   N concurrent reissues with one token exactly one wins, and the old token never works again.
  */
-import { JwtCodec, JwtInvalidError, JwtRevokedError, sha256Hex, type JwtPayload } from './jwt/index.js'
+import { JwtCodec, JwtError, JwtInvalidError, JwtRevokedError, sha256Hex, type JwtPayload } from './jwt/index.js'
 import type { AuthUser } from '../auth/types.js'
 import { ModelJwtUserProvider } from './guards/jwt/user-provider.js'
 import type { JwtUserProvider } from './guards/jwt/types.js'
@@ -84,6 +84,24 @@ export class JwtService<User extends AuthUser = any> {
     const { token } = this.codec.sign(payload.sub)
     if (!(await this.provider.replaceDigest(payload.sub, sha256Hex(oldToken), sha256Hex(token)))) throw new JwtRevokedError()
     return { token, sub: payload.sub }
+  }
+
+  /**
+   * Revokes `token` when it is its user's current one (expired or not: a current token can still
+   * be reissued): the stored digest is cleared, atomically, only if it is still that token's.
+   * Returns the user's id, or null when the token is not a valid, current token (nothing changes).
+   */
+  async revokeToken(token: unknown): Promise<string | null> {
+    if (typeof token !== 'string' || token === '' || token.length > MAX_TOKEN_LENGTH) return null
+    let payload: JwtPayload
+    try {
+      payload = this.verify(token, { ignoreExpiration: true })
+    } catch (error) {
+      if (error instanceof JwtError) return null
+      throw error
+    }
+    const digest = sha256Hex(token)
+    return (await this.provider.clearDigestIf(payload.sub, digest)) ? payload.sub : null
   }
 
   /** Clears `user`'s current token: it can be neither used (with `authenticates`) nor reissued. */

@@ -1,7 +1,8 @@
 /**
  * @module api/token-routes
  * `Api.routes({ authRoute, reauthRoute })`: POST authRoute (`username`, `password`) →
- * `{"data": "<JWT>"}`; POST reauthRoute (`token`) → `{"data": "<new JWT>"}`. Declared in
+ * `{"data": "<JWT>"}`; POST reauthRoute (`token`) → `{"data": "<new JWT>"}`; POST /api/logout
+ * (Bearer) → 204; POST /api/revoke (`token`, RFC 7009) → 200. Declared in
  * `routes/web.ts` but outside the `web` stack: no session, no cookie, no CSRF, JSON errors.
  * Served only when ApiProvider is registered (startup stops otherwise).
  */
@@ -15,6 +16,10 @@ import { ApiCredentialsError } from './errors.js'
 export interface ApiRoutesOptions {
   authRoute?: string
   reauthRoute?: string
+  /** POST, Bearer: ends the presented token (default `/api/logout`). */
+  logoutRoute?: string
+  /** POST `token` (RFC 7009): revokes it if it is current (default `/api/revoke`). */
+  revokeRoute?: string
 }
 
 function stringField(ctx: HttpContext, name: string): string | undefined {
@@ -42,6 +47,29 @@ async function reissueToken(ctx: HttpContext): Promise<unknown> {
   return { data: await ctx.auth.resolve<JwtGuard>('jwt').reissue(value) }
 }
 
+/** POST /api/logout with the Bearer token to end: 204 (401 when none, or an invalid one, came). */
+async function logout(ctx: HttpContext): Promise<unknown> {
+  const guard = ctx.auth.resolve<JwtGuard>('jwt')
+  await guard.verifyRequest()
+  await guard.logout()
+  ctx.response.status(204)
+  return ''
+}
+
+/**
+ * POST /api/revoke (RFC 7009) with `token`: the token stops working and can no longer be
+ * reissued if it was its user's current one. 200 whether or not it was (the answer tells nothing
+ * about the token); a missing or non-string `token` is 422.
+ */
+async function revoke(ctx: HttpContext): Promise<unknown> {
+  const token = stringField(ctx, 'token')
+  if (token === undefined || token === '') throw new ValidationError({ token: ['The token field is required.'] })
+  const guard = ctx.auth.resolve<JwtGuard>('jwt')
+  await guard.revokeToken(token)
+  ctx.response.header('Cache-Control', 'no-store')
+  return {}
+}
+
 function tokenRoute(path: string, handler: (ctx: HttpContext) => unknown, name: string): RouteDefinition {
   const route = Route.post(path, handler).name(name).withoutMiddleware('web')
   route.csrfExempt = true
@@ -54,5 +82,7 @@ export function apiRoutes(options: ApiRoutesOptions = {}): RouteDefinition[] {
   return [
     tokenRoute(options.authRoute ?? '/api/auth', issueToken, 'api.auth'),
     tokenRoute(options.reauthRoute ?? '/api/reauth', reissueToken, 'api.reauth'),
+    tokenRoute(options.logoutRoute ?? '/api/logout', logout, 'api.logout'),
+    tokenRoute(options.revokeRoute ?? '/api/revoke', revoke, 'api.revoke'),
   ]
 }

@@ -19,7 +19,11 @@ export interface AuthEventBase {
 }
 
 export interface AuthEvents {
-  'auth:login_succeeded': AuthEventBase & { user: AuthUser }
+  /**
+   * `knownDevice` (web guard, password logins): whether the request carried this account's
+   * device cookie, i.e. the browser had logged into it before. Absent where there are no devices.
+   */
+  'auth:login_succeeded': AuthEventBase & { user: AuthUser; knownDevice?: boolean }
   /** `user` is the account when the identifier named one (a wrong password), else null. */
   'auth:login_failed': AuthEventBase
   'auth:throttled': AuthEventBase & { retryAfter: number }
@@ -36,7 +40,8 @@ export interface AuthEvents {
   'auth:token_issued': AuthEventBase & { user: AuthUser }
   /** `userId` is the token's subject; `user` is not loaded to re-issue. */
   'auth:token_reissued': AuthEventBase & { userId: string }
-  'auth:token_revoked': AuthEventBase & { user: AuthUser }
+  /** `user` is null (and `userId` set) when a token was revoked by value (POST /api/revoke). */
+  'auth:token_revoked': AuthEventBase & { userId?: string }
   /** The address in `email` is now verified (registration's, or a changed one). */
   'auth:email_verified': AuthEventBase & { user: AuthUser; email: string }
   /** Changed on the account page with the current password (a reset is `auth:password_reset`). */

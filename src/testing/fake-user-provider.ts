@@ -65,6 +65,13 @@ export class FakeUserProvider implements JwtUserProvider<FakeUser> {
     return true
   }
 
+  async clearDigestIf(id: string, digest: string): Promise<boolean> {
+    const user = this.users.get(Number(id))
+    if (!user || user.token !== digest) return false
+    user.token = null
+    return true
+  }
+
   /** Clears user `id`'s token (the database argument is ignored: the users live in memory). */
   async clearDigest(id: unknown): Promise<number> {
     const user = this.users.get(Number(id))

@@ -77,6 +77,12 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     if (user) this.#deps.events.emit('auth:token_revoked', eventBase(this.ctx, this.name, user))
   }
 
+  /** Revokes `token` if it is its user's current one (RFC 7009: the caller's answer never says). */
+  async revokeToken(token: string): Promise<void> {
+    const userId = await this.#deps.jwt.revokeToken(token)
+    if (userId !== null) this.#deps.events.emit('auth:token_revoked', { ...eventBase(this.ctx, this.name, null), userId })
+  }
+
   /** Exchanges a (possibly expired) current token for a new one; throws ReauthFailedError. */
   async reissue(oldToken: unknown): Promise<string> {
     try {

@@ -24,6 +24,8 @@ export interface JwtUserProvider<User extends AuthUser = AuthUser> extends Crede
   storeDigest(user: User, digest: string | null): Promise<void>
   /** Atomically replaces `oldDigest` by `newDigest`; false when `oldDigest` was not the stored one. */
   replaceDigest(id: string, oldDigest: string, newDigest: string): Promise<boolean>
+  /** Clears user `id`'s token only while it is `digest` (atomically); whether it did. */
+  clearDigestIf(id: string, digest: string): Promise<boolean>
   /** Clears user `id`'s token (through `db`, which may be a transaction); how many rows changed. */
   clearDigest(id: unknown, db: Knex | Knex.Transaction): Promise<number>
 }

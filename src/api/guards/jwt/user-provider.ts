@@ -37,6 +37,10 @@ export class ModelJwtUserProvider<User extends ModelUser = ModelUser> extends Mo
     user.forceFill({ [this.column]: digest })
   }
 
+  async clearDigestIf(id: string, digest: string): Promise<boolean> {
+    return (await this.model.query().where(this.#primaryKey, id).where(this.column, digest).update({ [this.column]: null })) === 1
+  }
+
   async clearDigest(id: unknown, db: Knex | Knex.Transaction): Promise<number> {
     return db(this.model.getTable()).where(this.#primaryKey, id as string | number).whereNotNull(this.column).update({ [this.column]: null })
   }
