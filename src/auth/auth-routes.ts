@@ -43,8 +43,11 @@ export function authRoutes(options: { features?: Iterable<AuthFeature> } = {}): 
     routes.push(
       Route.get('/email/verify', 'auth/EmailVerificationController@notice').name('verification.notice').middleware(['auth']),
       Route.post('/email/verification-notification', 'auth/EmailVerificationController@resend').name('verification.send').middleware(['auth']),
-      Route.get('/email/verify/@token', 'auth/EmailVerificationController@verify').name('verification.verify'),
     )
+  }
+  // The link mailed at registration, and to a new address on an e-mail change (account pages).
+  if (on.has('email_verification') || on.has('account')) {
+    routes.push(Route.get('/email/verify/@token', 'auth/EmailVerificationController@verify').name('verification.verify'))
   }
   if (on.has('account')) {
     routes.push(

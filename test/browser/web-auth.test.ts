@@ -147,7 +147,7 @@ describe('web authentication in chromium', { skip }, () => {
     await page.getByText('If that e-mail address is registered, a password reset link is on its way.').waitFor()
     await check(page, 'password-reset-sent')
 
-    const mail = await smtp.waitFor((m) => m.to.includes(EMAIL))
+    const mail = await smtp.waitFor((m) => m.to.includes(EMAIL) && /change_password\//.test(mailText(m.raw)))
     const link = /http:\/\/127\.0\.0\.1:\d+\/change_password\/[A-Za-z0-9_-]{43}/.exec(mailText(mail.raw))?.[0]
     assert.ok(link, mailText(mail.raw))
     assert.ok(link.startsWith(server.url), `${link} points at the server (${server.url})`)
