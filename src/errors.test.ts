@@ -26,6 +26,7 @@ import * as hashingErrors from './auth/hashing/errors.js'
 import * as templateErrors from './view/template-error.js'
 import * as cookieSessionStore from './session/stores/cookie-session-store.js'
 import * as credentialVerifier from './auth/credential-verifier.js'
+import * as personalTokenAbilities from './api/personal-tokens/abilities.js'
 import * as publicErrors from './errors.js'
 
 const SRC = fileURLToPath(new URL('.', import.meta.url))
@@ -47,10 +48,11 @@ const MODULES: Record<string, Record<string, unknown>> = {
   'view/template-error.ts': templateErrors,
   'session/stores/cookie-session-store.ts': cookieSessionStore,
   'auth/credential-verifier.ts': credentialVerifier,
+  'api/personal-tokens/abilities.ts': personalTokenAbilities,
 }
 
 /** Adding an HttpError class means updating this number and docs/errors.md. */
-const HTTP_ERROR_CLASSES = 27
+const HTTP_ERROR_CLASSES = 28
 const FRAMEWORK_ERROR_CLASSES = 6
 const JWT_ERROR_CLASSES = 4
 
@@ -63,6 +65,7 @@ const SHARED_CODES: Record<string, { classes: string[]; reason: string }> = {
   E_NOT_FOUND: { classes: ['NotFoundError', 'ModelNotFoundError'], reason: 'findOrFail() on a missing row is a 404 like a missing route; the class adds the model name' },
   E_INTERNAL: { classes: ['InternalError', 'TemplateRenderError'], reason: 'a broken template is a 500 like any other failure; the class adds file and line (debug only)' },
   E_TOO_MANY_REQUESTS: { classes: ['TooManyRequestsError', 'BudgetExceededError'], reason: 'every refused budget is a 429 with Retry-After; the class adds which budget refused, for events and logs' },
+  E_FORBIDDEN: { classes: ['ForbiddenError', 'InsufficientScopeError'], reason: 'a token lacking an ability is forbidden like any other refusal; the class adds RFC 6750\'s insufficient_scope header naming the ability' },
   E_UNAVAILABLE: { classes: ['ServiceUnavailableError', 'DatabaseUnavailableError'], reason: 'a lost database is one kind of unavailable service; the class adds a line naming the connection' },
 }
 
@@ -71,6 +74,7 @@ type ErrorClass = new (...args: any[]) => Error
 /** Plausible arguments for each constructor that needs some; the others are called with none. */
 const ARGUMENTS: Record<string, unknown[]> = {
   MethodNotAllowedError: [['GET', 'HEAD']],
+  InsufficientScopeError: ['posts:write'],
   ValidationError: [{ email: ['The email field is required.'] }],
   TooManyRequestsError: [30],
   BudgetExceededError: [30, 'login'],

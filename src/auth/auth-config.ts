@@ -146,7 +146,8 @@ function resolveFeatures(value: unknown): ReadonlySet<AuthFeature> {
 }
 
 function resolveNotifications(value: unknown): Record<NotificationName, boolean> {
-  const out = Object.fromEntries(NOTIFICATIONS.map((n) => [n, value === undefined])) as Record<NotificationName, boolean>
+  // Absent (an app made before these e-mails) or not named: off. The generated file turns all on.
+  const out = Object.fromEntries(NOTIFICATIONS.map((n) => [n, false])) as Record<NotificationName, boolean>
   if (value === undefined) return out
   if (!value || typeof value !== 'object') throw new AuthConfigError('config/auth.ts: GUARDS.notifications must be an object of { name: true | false }.')
   for (const [name, on] of Object.entries(value)) {

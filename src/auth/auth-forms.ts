@@ -13,6 +13,8 @@ import { formatMessage } from '../validation/messages.js'
 import { InvalidCredentialsError } from './errors.js'
 import { AUTH_MESSAGES } from './messages.js'
 import { clientKey } from './throttle/client-key.js'
+import { sendVerificationAfterRegistration } from './accounts/email-verification.js'
+import { WebGuard } from './guards/web/guard.js'
 import type { Budget } from './throttle/budget.js'
 
 function auth(ctx: HttpContext) {
@@ -24,7 +26,7 @@ function text(value: unknown): string {
 }
 
 /** Runs the rules, then the password policy: the valid data and every message (none: `{}`). */
-async function checkWithPolicy(ctx: HttpContext, rules: Record<string, string>): Promise<{ data: Record<string, unknown>; errors: Record<string, string[]> }> {
+export async function checkWithPolicy(ctx: HttpContext, rules: Record<string, string>): Promise<{ data: Record<string, unknown>; errors: Record<string, string[]> }> {
   const passwordField = 'password'
   const input = ctx.request.body // passwords never come from the query string
   let errors: Record<string, string[]> = {}
@@ -78,7 +80,9 @@ export const AuthForms = {
     const home = await guestsOnly(ctx)
     if (home) return home
     const next = sameSitePath(ctx.request.input('next'))
-    return ctx.view.render('auth/login', { next })
+    // The "Remember me" checkbox is shown only when the feature is on.
+    const rememberMe = auth(ctx).manager.resolved.features.has('remember_me')
+    return ctx.view.render('auth/login', { next, remember_me: rememberMe })
   },
 
   /** POST /login: 302 to `next` (same-site paths only) or /home; failure 302 to /login. */
@@ -87,6 +91,8 @@ export const AuthForms = {
     // Credentials from the body only, never from the query string.
     const email = request.post('email') ?? request.post('username')
     const password = request.post('password')
+    // The "Remember me" checkbox (sent only when ticked); honoured only with the `remember_me` feature.
+    const remember = ['1', 'on', 'true', 'yes'].includes(text(request.post('remember')))
     const next = sameSitePath(request.input('next'))
     const back = next ? `/login?next=${encodeURIComponent(next)}` : '/login'
     let user: unknown
@@ -95,7 +101,7 @@ export const AuthForms = {
     } catch (error) {
       if (error instanceof TooManyRequestsError && !request.wantsJson()) {
         session.flash('error', AUTH_MESSAGES.throttled(error.retryAfter))
-        session.flashInput({ email: text(email) })
+        session.flashInput({ email: text(email), ...(remember ? { remember: '1' } : {}) })
         return response.redirect(back)
       }
       throw error
@@ -103,8 +109,12 @@ export const AuthForms = {
     if (!user) {
       if (request.wantsJson()) throw new InvalidCredentialsError(AUTH_MESSAGES.loginFailed)
       session.flash('error', AUTH_MESSAGES.loginFailed)
-      session.flashInput({ email: text(email) })
+      session.flashInput({ email: text(email), ...(remember ? { remember: '1' } : {}) })
       return response.redirect(back)
+    }
+    if (remember) {
+      const guard = auth(ctx).resolve()
+      if (guard instanceof WebGuard) await guard.remember()
     }
     return response.redirect(next ?? '/home')
   },
@@ -152,7 +162,9 @@ export const AuthForms = {
       throw new ValidationError(errors)
     }
     try {
-      await auth(ctx).register({ name: data.name, [column]: data[column], password: data.password })
+      const user = await auth(ctx).register({ name: data.name, [column]: data[column], password: data.password })
+      // With the `email_verification` feature: the link, mailed in the background (never throws).
+      await sendVerificationAfterRegistration(ctx, user)
     } catch (error) {
       if (error instanceof UniqueConstraintError) throw new ValidationError({ [column]: [AUTH_MESSAGES.emailTaken] })
       throw error

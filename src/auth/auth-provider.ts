@@ -18,8 +18,13 @@ import { createAuthManager, createBudgets } from './create-auth-manager.js'
 import { resolveAuthConfig } from './auth-config.js'
 import { logAuthEvents } from './log-auth-events.js'
 import { DefaultResetPassword } from './mail/default-reset-password.js'
+import { DefaultVerifyEmail } from './mail/default-verify-email.js'
+import { DefaultEmailChangeNotice } from './mail/default-email-change-notice.js'
 import { Auth } from './auth.js'
+import { installSecurityNotifications } from './accounts/security-notifications.js'
 import { configureAuthRoutes } from './auth-routes.js'
+import { VerifiedMiddleware } from './middleware/verified-middleware.js'
+import { PasswordConfirmMiddleware } from './middleware/password-confirm-middleware.js'
 import { AuditLog } from './audit/audit-log.js'
 import { db } from '../database/database-manager.js'
 import type { Budget } from './throttle/budget.js'
@@ -47,10 +52,25 @@ export class AuthProvider extends ServiceProvider {
     const config = resolveAuthConfig(guards, { requireModel: app.get('app.mode') === 'http' })
     app.make('hasher').maxWaitMs = config.hashingMaxWait
     configureAuthRoutes(config.features)
+    // The account pages name these stacks; a Kernel.ts written before them (or pasted from an older
+    // guide) still works. An app's own entry of the same name wins.
+    const stacks = app.kernel?.routeMiddleware
+    if (stacks) {
+      stacks.verified ??= [VerifiedMiddleware]
+      stacks['password.confirm'] ??= [PasswordConfirmMiddleware]
+    }
     if (config.audit.enabled) new AuditLog(() => db(), app.log).listen(app.events)
     const file = findModule(app.path('app/mailables/ResetPassword'))
     const mod = file ? await importAppModule(file, 'app/mailables/ResetPassword.ts') : {}
     app.bind('auth.reset_mailable', mod.ResetPassword ?? mod.default ?? DefaultResetPassword)
+    // The security e-mails of GUARDS.notifications (app/mailables/SecurityNotice.ts, else the default).
+    await installSecurityNotifications(app, config)
+    // The verification e-mail and the e-mail change notice: the app's own, else the defaults.
+    for (const [name, key, fallback] of [['VerifyEmail', 'auth.verify_mailable', DefaultVerifyEmail], ['EmailChangedNotice', 'auth.email_change_mailable', DefaultEmailChangeNotice]] as const) {
+      const found = findModule(app.path(`app/mailables/${name}`))
+      const own = found ? await importAppModule(found, `app/mailables/${name}.ts`) : {}
+      app.bind(key, own[name] ?? own.default ?? fallback)
+    }
   }
 }
 

@@ -10,6 +10,7 @@ import type { Mailer } from '../mail/index.js'
 import { PasswordPolicy } from './hashing/index.js'
 import { LoginTokenRepository } from './guards/web/login-token-repository.js'
 import { WebGuard } from './guards/web/guard.js'
+import { RememberTokenRepository } from './guards/web/remember-token-repository.js'
 import { PasswordBroker } from './password-broker.js'
 import { Registrar } from './registrar.js'
 import { UserTokens } from './accounts/user-tokens.js'
@@ -26,6 +27,8 @@ export function createAuthManager(app: Application): AuthManager {
   const hasher = app.make('hasher')
   const revoker = new LoginRevoker(() => db())
   const tokens = new LoginTokenRepository(() => db(), { table: 'login_tokens', lifetime: resolved.loginLifetime, idleTimeout: resolved.idleTimeout })
+  // "Remember me" only when the feature is on: off, a trowel_remember cookie is never read.
+  const remember = resolved.features.has('remember_me') ? new RememberTokenRepository(() => db(), { lifetime: resolved.rememberLifetime, loginTable: 'login_tokens' }) : null
   const broker = new PasswordBroker({
     db: () => db(),
     model: resolved.model,
@@ -64,7 +67,7 @@ export function createAuthManager(app: Application): AuthManager {
       provider = new ModelUserProvider(resolved.modelFor(name)!)
       providers.set(name, provider)
     }
-    return new WebGuard(name, ctx, { provider, verifier: manager.verifier, tokens, events: app.events })
+    return new WebGuard(name, ctx, { provider, verifier: manager.verifier, tokens, remember, events: app.events })
   })
   return manager
 }

@@ -25,6 +25,18 @@ describe('pruneAuthTables', () => {
       t.string('token')
       t.dateTime('expires_at').nullable()
     })
+    for (const table of ['remember_tokens', 'user_tokens']) {
+      await db.schema.createTable(table, (t) => {
+        t.increments('id')
+        t.string('name')
+        t.dateTime('expires_at')
+      })
+    }
+    await db.schema.createTable('personal_access_tokens', (t) => {
+      t.increments('id')
+      t.string('name')
+      t.dateTime('expires_at').nullable()
+    })
     await throttleTableMigration(db.schema)
     await db.schema.createTable('auth_events', (t) => {
       t.increments('id')
@@ -41,6 +53,17 @@ describe('pruneAuthTables', () => {
       { email: 'a', token: 'live', expires_at: new Date(NOW.getTime() + 60_000) },
       { email: 'b', token: 'dead', expires_at: ago(1) },
       { email: 'c', token: 'forever', expires_at: null },
+    ])
+    for (const table of ['remember_tokens', 'user_tokens']) {
+      await db(table).insert([
+        { name: 'live', expires_at: new Date(NOW.getTime() + 60_000) },
+        { name: 'dead', expires_at: ago(1) },
+      ])
+    }
+    await db('personal_access_tokens').insert([
+      { name: 'live', expires_at: new Date(NOW.getTime() + 60_000) },
+      { name: 'dead', expires_at: ago(1) },
+      { name: 'forever', expires_at: null },
     ])
     await db('throttle').insert([
       { key: 'open', count: 1, reset_at: NOW.getTime() + 30_000 },
@@ -59,12 +82,18 @@ describe('pruneAuthTables', () => {
     assert.deepEqual(removed, [
       { table: 'login_tokens', rows: 3 },
       { table: 'password_resets', rows: 1 },
+      { table: 'remember_tokens', rows: 1 },
+      { table: 'user_tokens', rows: 1 },
+      { table: 'personal_access_tokens', rows: 1 },
       { table: 'throttle', rows: 1 },
       { table: 'auth_events', rows: 1 },
     ])
     assert.deepEqual((await db('login_tokens').pluck('token_hash')).sort(), ['fresh'])
     assert.deepEqual((await db('password_resets').pluck('token')).sort(), ['forever', 'live'])
     assert.deepEqual(await db('throttle').pluck('key'), ['open'])
+    assert.deepEqual(await db('remember_tokens').pluck('name'), ['live'])
+    assert.deepEqual(await db('user_tokens').pluck('name'), ['live'])
+    assert.deepEqual((await db('personal_access_tokens').pluck('name')).sort(), ['forever', 'live'])
     assert.deepEqual(await db('auth_events').pluck('type'), ['recent'])
   })
 

@@ -1,7 +1,7 @@
 /**
  * @module auth/prune
- * Housekeeping for the tables auth grows: web logins past their lifetime or idle timeout, expired reset links, remember-me tokens
- * and mailed links (verification, "This wasn't me"), finished
+ * Housekeeping for the tables auth grows: web logins past their lifetime or idle timeout, expired reset links, remember-me tokens,
+ * mailed links (verification, "This wasn't me"), expired personal access tokens, finished
  * throttle windows and audit rows older than `GUARDS.audit.keep_days`. Each table is skipped
  * when the app does not have it. Run by `node craft auth:prune`.
  */
@@ -36,6 +36,7 @@ export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, now:
   await prune(config.passwordResetTable, (q) => q.whereNotNull('expires_at').where('expires_at', '<=', now))
   await prune('remember_tokens', (q) => q.where('expires_at', '<=', now))
   await prune('user_tokens', (q) => q.where('expires_at', '<=', now))
+  await prune('personal_access_tokens', (q) => q.whereNotNull('expires_at').where('expires_at', '<=', now))
   await prune(THROTTLE_TABLE, (q) => q.where('reset_at', '<=', now.getTime()))
   if (config.audit.keepDays !== null) {
     const cutoff = new Date(now.getTime() - config.audit.keepDays * 86_400_000)

@@ -42,6 +42,8 @@ export class HttpContext {
   #session: Session | undefined
   /** Per-request storage for middleware. */
   readonly state: RequestState = Object.create(null)
+  /** When the request arrived (epoch ms): e.g. whether it was already under way when a token was replaced. */
+  readonly receivedAt: number = Date.now()
 
   constructor(app: Application, request: Request, response: Response, route: RouteInfo | null) {
     this.app = app

@@ -18,9 +18,11 @@ export default class CreateAccountTables extends Migration {
       // The cookie holds `<series>.<token>`: the series names the device, the token is replaced on every use.
       table.string('series_hash', 64).notNullable().unique()
       table.string('token_hash', 64).notNullable()
-      // The token it replaced, accepted for a few seconds (two tabs restoring at once), then proof of theft.
+      // The token it replaced: accepted from requests already under way when it was replaced (the
+      // tabs of one browser restoring at once), proof of theft from any later one.
       table.string('previous_hash', 64).nullable()
-      table.dateTime('rotated_at').nullable()
+      // Epoch milliseconds, exact on every database.
+      table.bigInteger('rotated_at').nullable()
       // The web login (login_tokens.token_hash) this device holds now: ended with the series.
       table.string('login_token_hash', 64).nullable()
       table.dateTime('created_at').notNullable()

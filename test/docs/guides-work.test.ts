@@ -108,7 +108,7 @@ test('the JWT guide: the requests of "Try it" answer as shown', async () => {
 
   const me = await api.get('/api/me', bearer)
   assert.equal(me.status, 200)
-  assert.deepEqual(Object.keys(me.json().data).sort(), ['created_at', 'email', 'id', 'name', 'updated_at'], 'the fields the guide shows, nothing hidden')
+  assert.deepEqual(Object.keys(me.json().data).sort(), ['created_at', 'email', 'email_verified_at', 'id', 'name', 'updated_at'], 'the fields the guide shows, nothing hidden')
   assert.equal(me.json().data.email, 'you@example.com')
 
   assert.deepEqual((await api.get('/api/posts', bearer)).json(), { data: [] })

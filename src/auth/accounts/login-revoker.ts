@@ -32,7 +32,7 @@ export class LoginRevoker {
       return query.delete()
     })
     this.register('remember', async (userId, db, { keepLoginHash }) => {
-      if (!(await this.hasTable('remember_tokens'))) return 0
+      if (!(await this.hasTable('remember_tokens', db))) return 0
       const query = db('remember_tokens').where('user_id', userId as string | number)
       if (keepLoginHash) query.where((q) => q.whereNull('login_token_hash').orWhereNot('login_token_hash', keepLoginHash))
       return query.delete()
@@ -44,11 +44,16 @@ export class LoginRevoker {
     this.#revokers.set(name, revoker)
   }
 
-  /** Whether the app's database has `table` (asked once per process). */
-  hasTable(table: string): Promise<boolean> {
+  /**
+   * Whether the app's database has `table` (asked once per process). Pass the transaction the
+   * caller is in: on SQLite (one connection) asking on another connection would wait for it forever.
+   */
+  hasTable(table: string, db?: Knex | Knex.Transaction): Promise<boolean> {
     let known = this.#tables.get(table)
     if (!known) {
-      known = this.#db().schema.hasTable(table)
+      // A knex builder runs again each time it is awaited (on a transaction long committed):
+      // Promise.resolve runs it once and keeps the answer.
+      known = Promise.resolve((db ?? this.#db()).schema.hasTable(table))
       this.#tables.set(table, known)
       known.catch(() => this.#tables.delete(table))
     }

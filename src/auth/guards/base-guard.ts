@@ -102,9 +102,21 @@ export abstract class BaseGuard<User extends AuthUser = AuthUser> implements Gua
       events.emit('auth:login_failed', eventBase(this.ctx, this.name, result.user))
       return null
     }
+    // Read before login(): the request's own cookies tell whether this browser knew the account.
+    const knownDevice = this.knownDevice(result.user.getKey())
     await this.login(result.user)
-    events.emit('auth:login_succeeded', eventBase(this.ctx, this.name, result.user))
+    const base = eventBase(this.ctx, this.name, result.user)
+    events.emit('auth:login_succeeded', knownDevice === undefined ? base : { ...base, knownDevice })
     return result.user
+  }
+
+  /**
+   * Whether the request comes from a browser that logged into `accountId` before (the web
+   * guard's device cookie); undefined for guards without devices. Sent as `knownDevice` on
+   * `auth:login_succeeded` (the "new device" security e-mail).
+   */
+  protected knownDevice(_accountId: unknown): boolean | undefined {
+    return undefined
   }
 
   /**

@@ -39,7 +39,9 @@ export class PasswordConfirmMiddleware extends Middleware {
     if (json || !ctx.hasSession) throw new PasswordConfirmationRequiredError()
     const { request } = ctx
     const intended = request.method === 'GET' ? sameSitePath(request.url) : refererPath(request.header('referer'))
-    ctx.session.put(CONFIRM_INTENDED, intended ?? '/account')
+    // No usable target (a cross-site or missing Referer): the confirmation page picks its default.
+    if (intended) ctx.session.put(CONFIRM_INTENDED, intended)
+    else ctx.session.forget(CONFIRM_INTENDED)
     return ctx.response.redirect('/confirm-password')
   }
 }

@@ -69,6 +69,10 @@ export async function createApp(dir: string, options: { force?: boolean; out: (l
   await withProgress(`Creating ${dir}`, async () => {
     await copyTree(join(FRAMEWORK_ROOT, 'stubs', 'app'), target, { name, appKey: generateAppKey() }, written)
     await chmod(join(target, 'craft'), 0o755)
+    // The one layout every page extends (welcome, auth, account), the app's own to edit; an app
+    // without it falls back to the framework's copy.
+    await mkdir(join(target, 'templates', 'layouts'), { recursive: true })
+    await copyTree(join(FRAMEWORK_ROOT, 'templates', 'layouts'), join(target, 'templates', 'layouts'), {}, written)
     const migrations = join(target, 'databases', 'migrations')
     await mkdir(migrations, { recursive: true })
     for (const m of newAppMigrations(new Date())) {

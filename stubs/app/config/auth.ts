@@ -3,11 +3,12 @@ import { User } from '../app/models/User.js'
 export const GUARDS = {
   default: 'web',
   /**
-   * The web guard. remember_lifetime: minutes a "remember me" login lasts (default 30 days);
-   * password_timeout: minutes a typed password satisfies `password.confirm` (default 15);
-   * idle_timeout: minutes without a request after which a login ends (default 120, null = never).
+   * The web guard. Optional keys beside `model`: remember_lifetime (minutes a "remember me" login
+   * lasts, default 43200 = 30 days), password_timeout (minutes a typed password satisfies
+   * `password.confirm`, default 15), idle_timeout (minutes without a request after which a login
+   * ends, default 120, null = never).
    */
-  web: { model: User, remember_lifetime: 43200, password_timeout: 15 },
+  web: { model: User },
   /** What Auth.routes() serves; remove a feature to turn its pages off. */
   features: ['registration', 'reset_passwords', 'remember_me', 'email_verification', 'account', 'two_factor', 'passkeys'],
   /** Security e-mails to the account's owner, each with a "This wasn't me" link; false turns one off. */

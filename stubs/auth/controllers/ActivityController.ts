@@ -1,9 +1,9 @@
 import type { HttpContext } from 'trowel'
+import { ActivityForms } from 'trowel/auth'
 
-/** PLACEHOLDER until its page is built: answers 501. */
 export class ActivityController {
+  /** GET /account/activity: the user's last 50 sign-ins, failures and account changes. */
   index(ctx: HttpContext) {
-    ctx.response.status(501)
-    return 'Not built yet.'
+    return ActivityForms.index(ctx)
   }
 }

@@ -1,14 +1,14 @@
 import type { HttpContext } from 'trowel'
+import { ConfirmPasswordForms } from 'trowel/auth'
 
-/** PLACEHOLDER until its page is built: answers 501. */
 export class ConfirmPasswordController {
+  /** GET /confirm-password: asks for the password again before a sensitive page or action. */
   show(ctx: HttpContext) {
-    ctx.response.status(501)
-    return 'Not built yet.'
+    return ConfirmPasswordForms.show(ctx)
   }
 
+  /** POST /confirm-password: right password → back to where `password.confirm` stopped you; wrong → back with an error. */
   store(ctx: HttpContext) {
-    ctx.response.status(501)
-    return 'Not built yet.'
+    return ConfirmPasswordForms.confirm(ctx)
   }
 }

@@ -1,19 +1,19 @@
 import type { HttpContext } from 'trowel'
+import { DeviceForms } from 'trowel/auth'
 
-/** PLACEHOLDER until its page is built: answers 501. */
 export class DevicesController {
+  /** GET /account/devices: every login of the user, "This device" marked. */
   index(ctx: HttpContext) {
-    ctx.response.status(501)
-    return 'Not built yet.'
+    return DeviceForms.index(ctx)
   }
 
+  /** POST /account/devices/@id/revoke: logs that device out (this one: logs out, 302 /login). */
   revoke(ctx: HttpContext) {
-    ctx.response.status(501)
-    return 'Not built yet.'
+    return DeviceForms.revoke(ctx)
   }
 
+  /** POST /account/devices/revoke-others (behind password.confirm): logs out every other device. */
   revokeOthers(ctx: HttpContext) {
-    ctx.response.status(501)
-    return 'Not built yet.'
+    return DeviceForms.revokeOthers(ctx)
   }
 }

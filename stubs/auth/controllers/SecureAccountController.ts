@@ -1,9 +1,12 @@
 import type { HttpContext } from 'trowel'
+import { SecureAccountForms } from 'trowel/auth'
 
-/** PLACEHOLDER until its page is built: answers 501. */
 export class SecureAccountController {
+  /**
+   * GET /account/secure/@token: the "This wasn't me" link of the security e-mails. Logs every
+   * device out, sends a password-reset link, and shows templates/auth/secured.html.
+   */
   secure(ctx: HttpContext) {
-    ctx.response.status(501)
-    return 'Not built yet.'
+    return SecureAccountForms.secure(ctx)
   }
 }

@@ -12,13 +12,23 @@
  * Checking it needs no database (the signature is the proof); a later attempt on that account
  * from this browser is counted on the device's own budget, so a flood against the account from
  * elsewhere never locks this device out. Logging out keeps it: the device stays known.
+ *
+ * "Remember me" (`trowel_remember`, see remember-token-repository.ts) is consulted only when the
+ * request has no valid login: a browser restart (the login cookie is gone) or a login past its
+ * lifetime or idle timeout. A current remember token is replaced (one winner among concurrent
+ * requests) and a fresh login made for it; a token replaced less than 30 s ago is accepted for that
+ * request only; any other token of a known series is theft: the series and its login end, both
+ * cookies are cleared and `auth:remember_reuse` is emitted. Such a login never counts as a typed
+ * password for `password.confirm`; a password login (`attempt`) does.
  */
 import type { HttpContext } from '../../../http/context.js'
 import type { AuthUser } from '../../types.js'
 import { eventBase } from '../../events.js'
 import { BaseGuard } from '../base-guard.js'
 import { randomToken } from '../../../support/random-token.js'
-import { AUTH_COOKIE, type WebGuardDependencies } from './types.js'
+import { sha256Hex } from '../../tokens/index.js'
+import { markPasswordConfirmed, PASSWORD_CONFIRMED_AT } from '../../middleware/password-confirm-middleware.js'
+import { AUTH_COOKIE, REMEMBER_COOKIE, type WebGuardDependencies } from './types.js'
 
 /** The known-device cookie: `<random device id>.<base64url of the account's primary key>`, signed. */
 export const DEVICE_COOKIE = 'trowel_device'
@@ -36,6 +46,10 @@ export function parseDeviceCookie(value: string | undefined): { device: string; 
 export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> {
   readonly driverName = 'session'
   readonly #deps: WebGuardDependencies<User>
+  /** The device id this request's logins mark the browser with (`trowel_device`), chosen once. */
+  #deviceId: string | undefined
+  /** The login token this request holds now: the cookie's, or the one a login or restore just made. */
+  #loginToken: string | undefined
 
   constructor(name: string, ctx: HttpContext, deps: WebGuardDependencies<User>) {
     super(name, ctx, deps)
@@ -44,21 +58,119 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
 
   protected async resolve(): Promise<User> {
     const token = this.ctx.request.cookie(AUTH_COOKIE)
-    if (!token) throw this.unauthenticated()
-    const userId = await this.#deps.tokens.findUserId(token)
-    const user = userId === null ? null : await this.#deps.provider.findById(userId)
-    if (!user) {
+    if (token) {
+      const userId = await this.#deps.tokens.findUserId(token)
+      const user = userId === null ? null : await this.#deps.provider.findById(userId)
+      if (user) {
+        this.#loginToken = token
+        return user
+      }
       this.ctx.response.clearCookie(AUTH_COOKIE)
-      throw this.unauthenticated()
+    }
+    // Only now, with no valid login, is "remember me" consulted: a logged-in request pays nothing for it.
+    const restored = await this.#restore()
+    if (restored) return restored
+    throw this.unauthenticated()
+  }
+
+  /**
+   * A password login also marks this browser as a known device of the account (`trowel_device`),
+   * and counts as a password confirmation (`password.confirm`), recorded in the session the login
+   * has just regenerated.
+   */
+  override async attempt(identifier: unknown, password: unknown): Promise<User | null> {
+    const user = await super.attempt(identifier, password)
+    if (user) {
+      this.#rememberDevice(user)
+      markPasswordConfirmed(this.ctx)
     }
     return user
   }
 
-  /** A password login also marks this browser as a known device of the account (`trowel_device`). */
-  override async attempt(identifier: unknown, password: unknown): Promise<User | null> {
-    const user = await super.attempt(identifier, password)
-    if (user) this.#rememberDevice(user)
-    return user
+  /**
+   * Keeps this device logged in across browser restarts: starts a "remember me" series holding the
+   * login just made (`trowel_remember`, Max-Age `GUARDS.web.remember_lifetime`). Call it after a
+   * login; false (nothing done) when the `remember_me` feature is off or nobody is logged in.
+   */
+  async remember(): Promise<boolean> {
+    const remember = this.#deps.remember
+    const user = this.user
+    if (!remember || !user || !this.#loginToken) return false
+    const value = await remember.create(user.getKey(), sha256Hex(this.#loginToken))
+    this.ctx.response.cookie(REMEMBER_COOKIE, value, { maxAge: remember.maxAgeSeconds })
+    return true
+  }
+
+  /** The user a `trowel_remember` cookie logs in for this request, or null (see the module comment). */
+  async #restore(): Promise<User | null> {
+    const remember = this.#deps.remember
+    const cookie = remember ? this.ctx.request.cookie(REMEMBER_COOKIE) : undefined
+    if (!remember || !cookie) return null
+    const { request, response } = this.ctx
+    let found = await remember.find(cookie, Date.now(), this.ctx.receivedAt)
+    if (found.state === 'current') {
+      const user = await this.#deps.provider.findById(found.row.user_id)
+      if (!user) {
+        await remember.endDevice(found.row)
+        this.#clearRememberCookies()
+        return null
+      }
+      // The new login first, so the winning rotation can point the series at it in the same write.
+      const login = await this.#deps.tokens.create(user.getKey(), { ip: request.ip(), userAgent: request.header('user-agent') })
+      const rotated = await remember.rotate(found, sha256Hex(login))
+      if (rotated) {
+        if (found.row.login_token_hash) await remember.endLogin(found.row.login_token_hash)
+        this.#loginToken = login
+        response.cookie(AUTH_COOKIE, login)
+        response.cookie(REMEMBER_COOKIE, rotated, { maxAge: remember.maxAgeSeconds })
+        if (this.ctx.hasSession) {
+          // A new login: a new session id and CSRF token. It is not a typed password.
+          this.ctx.session.regenerate()
+          this.#forgetConfirmation()
+        }
+        this.ctx.app.log.info('auth.remembered', { user_id: user.getKey(), ip: request.ip(), request_id: request.id })
+        return user
+      }
+      // Another request presenting the same token rotated it first: read again (normally `grace`).
+      await this.#deps.tokens.revoke(login)
+      found = await remember.find(cookie, Date.now(), this.ctx.receivedAt)
+    }
+    if (found.state === 'grace') {
+      // This request only: no login made, no cookie set (the winning request's answer carries them).
+      const user = await this.#deps.provider.findById(found.row.user_id)
+      if (user) {
+        this.#forgetConfirmation()
+        return user
+      }
+      await remember.endDevice(found.row)
+      this.#clearRememberCookies()
+      return null
+    }
+    if (found.state === 'theft') {
+      await remember.endDevice(found.row)
+      this.#clearRememberCookies()
+      const user = await this.#deps.provider.findById(found.row.user_id)
+      this.ctx.app.log.warn('auth.remember_theft', { user_id: found.row.user_id, ip: request.ip(), request_id: request.id })
+      if (user) this.#deps.events.emit('auth:remember_reuse', eventBase(this.ctx, this.name, user))
+      return null
+    }
+    if (found.state === 'expired') await remember.endDevice(found.row)
+    response.clearCookie(REMEMBER_COOKIE)
+    return null
+  }
+
+  #clearRememberCookies(): void {
+    this.ctx.response.clearCookie(REMEMBER_COOKIE)
+    this.ctx.response.clearCookie(AUTH_COOKIE)
+  }
+
+  /** A session carried over from before must not keep an earlier password confirmation. */
+  #forgetConfirmation(): void {
+    if (this.ctx.hasSession && this.ctx.session.has(PASSWORD_CONFIRMED_AT)) this.ctx.session.forget(PASSWORD_CONFIRMED_AT)
+  }
+
+  protected override knownDevice(accountId: unknown): boolean {
+    return this.deviceFor(accountId) !== null
   }
 
   protected override deviceFor(accountId: unknown): string | null {
@@ -67,29 +179,45 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
   }
 
   #rememberDevice(user: User): void {
-    // The same device id for every account this browser logs into.
-    const device = parseDeviceCookie(this.ctx.request.cookie(DEVICE_COOKIE))?.device ?? randomToken(16)
+    // The same device id for every account this browser logs into (and for both calls of one login).
+    const device = (this.#deviceId ??= parseDeviceCookie(this.ctx.request.cookie(DEVICE_COOKIE))?.device ?? randomToken(16))
     const account = Buffer.from(String(user.getKey()), 'utf8').toString('base64url')
     this.ctx.response.cookie(DEVICE_COOKIE, `${device}.${account}`, { maxAge: DEVICE_COOKIE_MAX_AGE })
   }
 
   async login(user: User): Promise<void> {
     const { request, response } = this.ctx
-    const previous = request.cookie(AUTH_COOKIE)
+    const previous = this.#loginToken ?? request.cookie(AUTH_COOKIE)
     if (previous) await this.#deps.tokens.revoke(previous)
+    // A new login ends this device's earlier "remember me" (`remember()` starts a new one).
+    await this.#forgetRemembered()
     const token = await this.#deps.tokens.create(user.getKey(), { ip: request.ip(), userAgent: request.header('user-agent') })
+    this.#loginToken = token
     response.cookie(AUTH_COOKIE, token)
+    // Any login (a password, registration, attemptById) makes this browser a known device of the
+    // account: the browser that registered gets no "new device" e-mail when it logs in again.
+    this.#rememberDevice(user)
     if (this.ctx.hasSession) await this.ctx.session.regenerate()
     this.setUser(user)
   }
 
   async logout(): Promise<void> {
     const user = this.user ?? ((await this.check()) ? this.user : null)
-    const token = this.ctx.request.cookie(AUTH_COOKIE)
+    const token = this.#loginToken ?? this.ctx.request.cookie(AUTH_COOKIE)
     if (token) await this.#deps.tokens.revoke(token)
+    this.#loginToken = undefined
+    await this.#forgetRemembered()
     this.ctx.response.clearCookie(AUTH_COOKIE)
     if (this.ctx.hasSession) await this.ctx.session.invalidate()
     this.setUser(null)
     if (user) this.#deps.events.emit('auth:logout', eventBase(this.ctx, this.name, user))
+  }
+
+  /** Ends the "remember me" series this request's cookie names, and clears the cookie. */
+  async #forgetRemembered(): Promise<void> {
+    const cookie = this.ctx.request.cookie(REMEMBER_COOKIE)
+    if (cookie === undefined) return
+    if (this.#deps.remember) await this.#deps.remember.forget(cookie)
+    this.ctx.response.clearCookie(REMEMBER_COOKIE)
   }
 }
