@@ -8,11 +8,17 @@
  *   the input (never passwords) flashed.
  * - Anything else: logged with its stack, answered 500 `E_INTERNAL` with no detail unless
  *   `APP_DEBUG=true`. Lost database connections answer 503 `E_UNAVAILABLE`.
+ * - With `APP_DEBUG=true`, an unexpected error (500 `E_INTERNAL`): JSON gets `stack`; an HTML request gets the debug page
+ *   (`./debug-page.ts`: message, source, stack, request with secrets masked). `render` then
+ *   returns a promise, which the caller awaits before sending. Other HttpErrors (404, 422, 503...)
+ *   never change.
  */
 import type { Application } from '../foundation/application.js'
 import type { HttpContext } from './context.js'
 import { HttpError } from './http-error.js'
 import { InternalError, ValidationError } from './errors.js'
+import { debugRequestDetails, renderDebugPage } from './debug-page.js'
+import { statusText } from './status-text.js'
 
 export type ErrorTranslator = (error: unknown) => unknown
 export type ErrorPageRenderer = (page: { status: number; message: string; code: string; stack?: string }) => string
@@ -50,7 +56,8 @@ export class ExceptionHandler {
     return Boolean(ctx.route?.json) || this.#app.router.isJsonPath(ctx.request.path) || ctx.request.wantsJson() || ctx.request.isJson()
   }
 
-  render(ctx: HttpContext, error: unknown): void {
+  /** Sets the error's response on `ctx`; a promise (to await before sending) only for the debug page. */
+  render(ctx: HttpContext, error: unknown): void | Promise<void> {
     const httpError = this.toHttpError(error)
     this.report(ctx, error, httpError)
     const res = ctx.response
@@ -74,8 +81,11 @@ export class ExceptionHandler {
     const debug = this.#app.isDebug
     const message = httpError.status >= 500 && !debug ? publicMessage(httpError) : httpError.message
     const cause = (httpError as { cause?: unknown }).cause ?? error
-    // Only failures get a trace (in debug mode): a 404 or a 422's stack says nothing useful.
-    const stack = debug && httpError.status >= 500 && cause instanceof Error ? cause.stack : undefined
+    // Only unexpected failures (500 E_INTERNAL: anything that is not an HttpError) get a trace in
+    // debug mode: a 404's or a 422's stack says nothing useful, and a 503 (a lost database
+    // connection) says what happened through its code; its cause is in the log.
+    const unexpected = debug && httpError instanceof InternalError
+    const stack = unexpected && cause instanceof Error ? cause.stack : undefined
     if (json) {
       const body: Record<string, unknown> = { message, code: httpError.code }
       if (httpError.details && httpError.status < 500) Object.assign(body, httpError.details)
@@ -89,6 +99,22 @@ export class ExceptionHandler {
         page = defaultErrorPage({ status: httpError.status, message, code: httpError.code })
       }
       res.html(page)
+      // The page above stays the answer when the debug page cannot be rendered.
+      if (unexpected) return this.#debugPage(ctx, error instanceof Error ? error : cause, httpError)
+    }
+  }
+
+  async #debugPage(ctx: HttpContext, error: unknown, httpError: HttpError): Promise<void> {
+    try {
+      const page = await renderDebugPage(error, {
+        status: httpError.status,
+        title: statusText(httpError.status),
+        code: httpError.code,
+        request: debugRequestDetails(ctx),
+      })
+      ctx.response.html(page)
+    } catch (failure) {
+      this.#app.log.error('http.debug_page_failed', { error: failure instanceof Error ? failure : String(failure) })
     }
   }
 }

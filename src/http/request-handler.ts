@@ -97,7 +97,9 @@ export class RequestHandler {
         }
       }
     } catch (error) {
-      this.#exceptions.render(ctx, error)
+      // A promise only for the debug page (APP_DEBUG=true, a 500 E_INTERNAL on an HTML request).
+      const rendering = this.#exceptions.render(ctx, error)
+      if (rendering) await rendering
     }
     for (let i = ran.length - 1; i >= 0; i--) {
       const m = ran[i]!
@@ -107,7 +109,8 @@ export class RequestHandler {
         const result = isThenable(raw) ? await raw : raw
         if (!passesOn(ctx, result)) applyResult(ctx, result)
       } catch (error) {
-        this.#exceptions.render(ctx, error)
+        const rendering = this.#exceptions.render(ctx, error)
+        if (rendering) await rendering
       }
     }
     send(res, response, request.method === 'HEAD')

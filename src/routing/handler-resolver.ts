@@ -4,8 +4,11 @@
  * controller name or an unknown middleware stops the app with a message instead of failing a
  * request. Controllers are loaded from `app/controllers/` (`'auth.LoginController@show'` and
  * `'auth/LoginController@show'` both mean `app/controllers/auth/LoginController.ts`), exported
- * by their file name or as the default export, and instantiated per request.
+ * by their file name or as the default export, and instantiated per request. A controller or
+ * method name one or two edits away from an existing one is answered with "Did you mean ...?".
  */
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Application } from '../foundation/application.js'
 import type { HttpContext } from '../http/context.js'
 import type { Middleware, MiddlewareClass } from '../http/middleware.js'
@@ -13,7 +16,8 @@ import type { CompiledRoute } from './router.js'
 import type { MiddlewareReference, RouteHandler } from './route-definition.js'
 import { RouteDefinitionError } from './errors.js'
 import { appModuleUrl } from '../foundation/app-modules.js'
-import { findModule } from '../foundation/module-finder.js'
+import { findModule, SOURCE_EXTENSIONS } from '../foundation/module-finder.js'
+import { closestMatch } from '../support/levenshtein.js'
 
 export type ResolvedHandler = (ctx: HttpContext) => unknown
 
@@ -32,7 +36,16 @@ const moduleCache = new Map<string, Promise<Record<string, unknown>>>()
 async function loadController(app: Application, reference: string): Promise<new (...a: any[]) => any> {
   const relative = reference.replace(/\./g, '/')
   const file = findModule(app.path('app', 'controllers', relative))
-  if (!file) throw new RouteDefinitionError(`Controller "${reference}" not found: expected app/controllers/${relative}.ts (create it with "node craft controller ${relative}").`)
+  if (!file) {
+    const near = closestMatch(relative, controllerNames(app.path('app', 'controllers')))
+    // The suggestion is written the way the reference was: `auth.LoginController` or `auth/LoginController`.
+    const suggestion = near === undefined ? undefined : reference.includes('.') ? near.replace(/\//g, '.') : near
+    throw new RouteDefinitionError(
+      suggestion
+        ? `Controller "${reference}" not found: there is no app/controllers/${relative}.ts. Did you mean ${suggestion}?`
+        : `Controller "${reference}" not found: expected app/controllers/${relative}.ts (create it with "node craft controller ${relative}").`,
+    )
+  }
   let loading = moduleCache.get(file)
   if (!loading) {
     loading = import(appModuleUrl(file)) as Promise<Record<string, unknown>>
@@ -45,6 +58,34 @@ async function loadController(app: Application, reference: string): Promise<new 
     throw new RouteDefinitionError(`app/controllers/${relative}.ts must export a class named ${name} (or a default export).`)
   }
   return cls
+}
+
+/** `PostsController`, `auth/LoginController`...: the controllers under `dir`, without extension. */
+function controllerNames(dir: string, prefix = ''): string[] {
+  let entries
+  try {
+    entries = readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return []
+  }
+  const names: string[] = []
+  for (const entry of entries) {
+    if (entry.isDirectory()) names.push(...controllerNames(join(dir, entry.name), `${prefix}${entry.name}/`))
+    const ext = SOURCE_EXTENSIONS.find((e) => entry.name.endsWith(e))
+    if (entry.isFile() && ext && !entry.name.endsWith(`.d${ext}`)) names.push(prefix + entry.name.slice(0, -ext.length))
+  }
+  return names
+}
+
+/** The methods a controller instance has (its own and inherited), without the constructor. */
+function methodNames(cls: new (...a: any[]) => any): string[] {
+  const names = new Set<string>()
+  for (let proto = cls.prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      if (name !== 'constructor' && typeof Object.getOwnPropertyDescriptor(proto, name)?.value === 'function') names.add(name)
+    }
+  }
+  return [...names]
 }
 
 export async function resolveHandler(app: Application, handler: RouteHandler, where: string): Promise<ResolvedHandler> {
@@ -62,7 +103,8 @@ export async function resolveHandler(app: Application, handler: RouteHandler, wh
     throw new RouteDefinitionError(`${where}: a handler must be "Controller@method", [Controller, "method"] or a function.`)
   }
   if (typeof cls.prototype?.[method] !== 'function') {
-    throw new RouteDefinitionError(`${where}: controller ${cls.name} has no method "${method}".`)
+    const near = closestMatch(method, methodNames(cls))
+    throw new RouteDefinitionError(`${where}: controller ${cls.name} has no method "${method}".${near ? ` Did you mean ${near}?` : ''}`)
   }
   return (ctx: HttpContext) => new cls(ctx.app)[method](ctx)
 }

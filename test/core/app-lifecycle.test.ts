@@ -153,7 +153,8 @@ export class ProbeMiddleware extends Middleware {
     app.edit('Kernel.ts', (t) => `import { ProbeMiddleware } from './app/ProbeMiddleware.js'\n` + t.replace('routeMiddleware = {', 'routeMiddleware = {\n    probe: [ProbeMiddleware],'))
     assert.equal(app.craft('controller', 'admin/DashboardController').code, 0)
     app.edit('app/controllers/admin/DashboardController.ts', (t) => t.replace("return view.render('welcome')", "return 'dashboard'"))
-    server = await app.serve()
+    // A production-like server: the generated .env's APP_DEBUG=true would add stacks to 500s.
+    server = await app.serve({ APP_DEBUG: 'false' })
     client = new Client(server.url)
   })
   after(() => app.cleanup())

@@ -325,7 +325,7 @@ test('template errors: APP_DEBUG=true names the file, line and column; otherwise
   lines[Number(example[1]) - 1] = example[2]!
   app.write('templates/contact.html', lines.join('\n'))
   const debug = await app.serve({ APP_DEBUG: 'true' })
-  const quiet = await app.serve()
+  const quiet = await app.serve({ APP_DEBUG: 'false' })
   try {
     const browser = new Client(debug.url)
     const page = await browser.get('/contact')
