@@ -15,6 +15,14 @@ import { JwtService, type JwtDriverConfig } from './jwt-service.js'
 import { JwtGuard } from './guards/jwt/guard.js'
 import { setJwtServiceResolver } from './jwt-service-registry.js'
 import { ApiConfigError } from './errors.js'
+import { PersonalTokenRepository } from './personal-tokens/repository.js'
+import { AbilityMiddleware } from './middleware/ability-middleware.js'
+
+/** `previous_keys`: an array of PEM strings, or one string of comma-separated PEMs (JWT_PREVIOUS_KEYS). */
+function pemList(value: unknown): string[] {
+  const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : []
+  return items.filter((x): x is string => typeof x === 'string' && x.trim() !== '')
+}
 
 export class ApiProvider extends ServiceProvider {
   static providerName = 'ApiProvider'
@@ -39,12 +47,17 @@ export class ApiProvider extends ServiceProvider {
       previousSecrets: Array.isArray(config.previous_secrets)
         ? config.previous_secrets.filter((x: unknown) => typeof x === 'string' && x !== '')
         : (process.env.JWT_PREVIOUS_SECRETS ?? '').split(',').map((x) => x.trim()).filter(Boolean),
+      // Asymmetric algorithms (EdDSA, ES256, RS256): the signing key, and old keys that still verify.
+      privateKey: config.private_key ?? config.privateKey ?? process.env.JWT_PRIVATE_KEY,
+      previousKeys: pemList(config.previous_keys ?? config.previousKeys ?? process.env.JWT_PREVIOUS_KEYS),
     }
   }
 
   override register(): void {
     this.application.singleton('api.jwt', () => new JwtService(this.driverConfig()))
     setJwtServiceResolver(() => this.application.make('api.jwt'))
+    // Personal access tokens live beside the users (the model's connection).
+    this.application.singleton('api.personal_tokens', () => new PersonalTokenRepository({ connection: this.driverConfig().model?.connection }))
   }
 
   override async boot(): Promise<void> {
@@ -53,11 +66,22 @@ export class ApiProvider extends ServiceProvider {
     if (app.has('auth.manager')) {
       app.make('auth.manager').extend('jwt', (ctx, name) => {
         const jwt = app.make('api.jwt')
-        return new JwtGuard(name, ctx, { jwt, provider: jwt.provider, verifier: app.make('auth.verifier'), events: app.events })
+        return new JwtGuard(name, ctx, { jwt, provider: jwt.provider, verifier: app.make('auth.verifier'), events: app.events, personal: app.make('api.personal_tokens') })
+      })
+      // Personal access tokens end when every login ends (password reset, "This wasn't me", account
+      // deletion): a taken-over account's tokens must die with it. A revocation that keeps the
+      // current login (password change, "log out other devices") is the user at the keyboard,
+      // managing sessions: their scripts' tokens stay (they are managed on /account/tokens).
+      app.make('auth.manager').revoker.register('personal', async (userId, db, { keepLoginHash }) => {
+        if (keepLoginHash) return 0
+        if (!(await app.make('auth.manager').revoker.hasTable('personal_access_tokens', db))) return 0
+        return app.make('api.personal_tokens').revokeAll(userId, db)
       })
       // A password reset or change, "log out everywhere" and "This wasn't me" also end the API token.
       app.make('auth.manager').revoker.register('jwt', (userId, db) => app.make('api.jwt').provider.clearDigest(userId, db))
     }
+    // `ability:<name>` works without a Kernel.ts entry; an app's own `ability` stack wins.
+    app.kernel.routeMiddleware.ability ??= [AbilityMiddleware]
     if (!app.has('routes.api.location')) return
     if (!app.kernel.routeMiddleware.api) {
       throw new RouteDefinitionError(

@@ -2,10 +2,13 @@
  * @module api/authenticates-tokens
  * The `AuthenticatesTokens` model mixin: `class User extends AuthenticatesTokens(Authenticates(Model))`.
  * `static tokenColumn` (default `api_token`) holds the SHA-256 hex digest of the user's current
- * JWT — never the JWT — and is added to the model's hidden fields.
+ * JWT — never the JWT — and is added to the model's hidden fields. `createToken(name, { abilities,
+ * expiresIn })` creates a personal access token (see api/personal-tokens).
  */
 import type { ModelClass } from '../database/model.js'
 import { getJwtService } from './jwt-service-registry.js'
+import { PersonalTokenRepository, type CreateTokenOptions } from './personal-tokens/repository.js'
+import { issuePersonalToken } from './personal-tokens/issue.js'
 
 export function AuthenticatesTokens<T extends ModelClass>(Base: T) {
   abstract class TokenAuthenticatable extends Base {
@@ -21,6 +24,17 @@ export function AuthenticatesTokens<T extends ModelClass>(Base: T) {
     /** Issues a JWT for this user and stores its digest (replacing any earlier token). */
     async generateJwt(): Promise<string> {
       return getJwtService().issue(this as unknown as { getKey(): unknown })
+    }
+
+    /**
+     * Creates a personal access token (`trw_<id>_<secret><checksum>`) for this user and returns
+     * it: the only time its value is available (only its SHA-256 is stored). `abilities`: what it
+     * may do (`['*']` = everything; default none); `expiresIn`: minutes (default: never expires).
+     */
+    async createToken(name: string, options: CreateTokenOptions = {}): Promise<string> {
+      const connection = (this.constructor as { connection?: string }).connection
+      const created = await issuePersonalToken(new PersonalTokenRepository({ connection }), this as never, name, options)
+      return created.token
     }
   }
   return TokenAuthenticatable

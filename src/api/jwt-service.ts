@@ -5,12 +5,17 @@
  * Failures are `JwtError`s, never HTTP errors: the JWT guard and the token routes decide the
  * answer.
  * - `issue` stores the SHA-256 hex digest of the new JWT (replacing any earlier one).
- * - `verify` checks signature, algorithm, expiry and version, with the current secret and then
- *   each previous one; no query.
+ * - `verify` checks signature, algorithm, expiry and version, with the current secret (or key)
+ *   and then each previous one; no query.
+ * - `jwks` is the JWK Set of the public keys (current first, then `previous_keys`) for
+ *   `GET /.well-known/jwks.json`; empty with an HMAC algorithm.
  * - `reissue` ignores expiry only; the stored digest must match and is replaced atomically, so of
  *   N concurrent reissues with one token exactly one wins, and the old token never works again.
  */
 import { JwtCodec, JwtError, JwtInvalidError, JwtRevokedError, sha256Hex, type JwtPayload } from './jwt/index.js'
+import { loadAsymmetricKey, type PublicJwk } from './jwt/keys.js'
+import { isAsymmetricAlgorithm } from './jwt/resolve-jwt-config.js'
+import { FrameworkError } from '../foundation/framework-error.js'
 import type { AuthUser } from '../auth/types.js'
 import { ModelJwtUserProvider } from './guards/jwt/user-provider.js'
 import type { JwtUserProvider } from './guards/jwt/types.js'
@@ -30,6 +35,18 @@ export interface JwtDriverConfig {
    * API client out: `previous_secrets` in config/api.ts, else JWT_PREVIOUS_SECRETS (comma-separated).
    */
   previousSecrets?: string[]
+  /**
+   * Asymmetric algorithms: the PEM private key that signs (`private_key: env('JWT_PRIVATE_KEY')`
+   * in config/api.ts).
+   */
+  privateKey?: string | null
+  /**
+   * PEM public (or private) keys that still verify (never sign), so JWT_PRIVATE_KEY can be rotated
+   * without logging every API client out; each is published in the JWK Set. `previous_keys` in
+   * config/api.ts, else JWT_PREVIOUS_KEYS (comma-separated). A key's algorithm is its type's
+   * (Ed25519: EdDSA, P-256: ES256, RSA: RS256), so a rotation may also change the algorithm.
+   */
+  previousKeys?: string[]
 }
 
 /** The longest token `reissue` looks at. */
@@ -45,10 +62,37 @@ export class JwtService<User extends AuthUser = any> {
 
   constructor(config: JwtDriverConfig, provider?: JwtUserProvider<User>) {
     const codecConfig = { algorithm: config.algorithm, expires: config.expires, version: config.version, leeway: config.leeway }
-    this.codec = new JwtCodec({ ...codecConfig, secret: config.secret })
-    this.previous = (config.previousSecrets ?? []).map((secret) => new JwtCodec({ ...codecConfig, secret }))
+    this.codec = new JwtCodec({ ...codecConfig, secret: config.secret, privateKey: config.privateKey })
+    const asymmetric = isAsymmetricAlgorithm(this.codec.algorithm)
+    const previousSecrets = config.previousSecrets ?? []
+    if (asymmetric && previousSecrets.length > 0) {
+      throw new FrameworkError(
+        'E_JWT_CONFIG_INVALID',
+        `config/api.ts: DRIVERS.jwt.previous_secrets are HMAC secrets and do not apply to ${this.codec.algorithm}; ` +
+          'list old public keys in previous_keys instead.',
+      )
+    }
+    this.previous = previousSecrets.map((secret) => new JwtCodec({ ...codecConfig, secret }))
+    const kids = new Set(this.codec.kid ? [this.codec.kid] : [])
+    for (const [i, pem] of (config.previousKeys ?? []).entries()) {
+      // The key's own algorithm, not the configured one: an algorithm is pinned per key.
+      const where = `DRIVERS.jwt.previous_keys[${i}] (or JWT_PREVIOUS_KEYS)`
+      const { algorithm, kid } = loadAsymmetricKey(pem, { where, allowPublic: true })
+      if (kids.has(kid)) continue // the current key, or listed twice
+      kids.add(kid)
+      this.previous.push(new JwtCodec({ ...codecConfig, algorithm, verifyKey: pem }))
+    }
     this.authenticates = config.authenticates === true
     this.provider = provider ?? (new ModelJwtUserProvider(config.model) as unknown as JwtUserProvider<User>)
+  }
+
+  /**
+   * The JWK Set served at `/.well-known/jwks.json`: the public key that signs now, then every
+   * previous key. No keys with an HMAC algorithm (the secret is never published).
+   */
+  jwks(): { keys: PublicJwk[] } {
+    const keys = [this.codec, ...this.previous].map((codec) => codec.publicJwk).filter((jwk): jwk is PublicJwk => jwk !== null)
+    return { keys: keys.map((jwk) => ({ ...jwk })) }
   }
 
   /** Signs a token for `user`, stores its digest and returns the JWT. */

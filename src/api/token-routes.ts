@@ -2,9 +2,13 @@
  * @module api/token-routes
  * `Api.routes({ authRoute, reauthRoute })`: POST authRoute (`username`, `password`) →
  * `{"data": "<JWT>"}`; POST reauthRoute (`token`) → `{"data": "<new JWT>"}`; POST /api/logout
- * (Bearer) → 204; POST /api/revoke (`token`, RFC 7009) → 200. Declared in
+ * (Bearer) → 204; POST /api/revoke (`token`, RFC 7009) → 200; GET /.well-known/jwks.json (the
+ * public keys, see jwks-route) and GET /api/openapi.json (see openapi/openapi-route). Declared in
  * `routes/web.ts` but outside the `web` stack: no session, no cookie, no CSRF, JSON errors.
  * Served only when ApiProvider is registered (startup stops otherwise).
+ * Also the personal access tokens page (`GET /account/tokens`, `POST /account/tokens`,
+ * `POST /account/tokens/@id/revoke`): inside the `web` stack (session, CSRF) behind `auth`;
+ * `tokensPage: false` leaves it out.
  */
 import { Route } from '../routing/route.js'
 import type { RouteDefinition } from '../routing/route-definition.js'
@@ -12,14 +16,23 @@ import type { HttpContext } from '../http/context.js'
 import { ValidationError } from '../http/errors.js'
 import type { JwtGuard } from './guards/jwt/guard.js'
 import { ApiCredentialsError } from './errors.js'
+import { PersonalTokenForms } from './personal-tokens/token-forms.js'
+import { jwksRoute } from './jwks-route.js'
+import { openapiRoute } from './openapi/openapi-route.js'
 
 export interface ApiRoutesOptions {
+  /** The personal access tokens page at /account/tokens (default true). */
+  tokensPage?: boolean
   authRoute?: string
   reauthRoute?: string
   /** POST, Bearer: ends the presented token (default `/api/logout`). */
   logoutRoute?: string
   /** POST `token` (RFC 7009): revokes it if it is current (default `/api/revoke`). */
   revokeRoute?: string
+  /** GET: the JWK Set of the public keys (default `/.well-known/jwks.json`; 404 with HMAC). */
+  jwksRoute?: string
+  /** GET: the OpenAPI document (default `/api/openapi.json`; 404 unless `DRIVERS.jwt.openapi` is true). */
+  openapiRoute?: string
 }
 
 function stringField(ctx: HttpContext, name: string): string | undefined {
@@ -78,11 +91,31 @@ function tokenRoute(path: string, handler: (ctx: HttpContext) => unknown, name: 
   return route
 }
 
+/** A page of the personal access tokens: web stack (session, CSRF), logged-in users only. */
+function tokensPageRoute(route: RouteDefinition, name: string): RouteDefinition {
+  route.name(name).middleware(['auth'])
+  route.requiresProvider = { name: 'ApiProvider', key: 'Api.routes() in routes/web.ts' }
+  return route
+}
+
+/** The personal access tokens page (see personal-tokens/token-forms). */
+function tokensPage(options: ApiRoutesOptions): RouteDefinition[] {
+  if (options.tokensPage === false) return []
+  return [
+    tokensPageRoute(Route.get('/account/tokens', PersonalTokenForms.index), 'account.tokens'),
+    tokensPageRoute(Route.post('/account/tokens', PersonalTokenForms.store), 'account.tokens.store'),
+    tokensPageRoute(Route.post('/account/tokens/@id/revoke', PersonalTokenForms.revoke), 'account.tokens.revoke'),
+  ]
+}
+
 export function apiRoutes(options: ApiRoutesOptions = {}): RouteDefinition[] {
   return [
+    ...tokensPage(options),
     tokenRoute(options.authRoute ?? '/api/auth', issueToken, 'api.auth'),
     tokenRoute(options.reauthRoute ?? '/api/reauth', reissueToken, 'api.reauth'),
     tokenRoute(options.logoutRoute ?? '/api/logout', logout, 'api.logout'),
     tokenRoute(options.revokeRoute ?? '/api/revoke', revoke, 'api.revoke'),
+    jwksRoute(options.jwksRoute),
+    openapiRoute(options.openapiRoute),
   ]
 }

@@ -18,6 +18,16 @@ export interface AuthEventBase {
   at: Date
 }
 
+/**
+ * On `auth:token_issued`/`auth:token_revoked` of a personal access token: `kind: 'personal'`, the
+ * token's `name` and `abilities` (comma-separated). Never its value. Absent for JWTs.
+ */
+export interface PersonalTokenDetail {
+  kind?: 'personal'
+  name?: string
+  abilities?: string
+}
+
 export interface AuthEvents {
   /**
    * `knownDevice` (web guard, password logins): whether the request carried this account's
@@ -37,11 +47,11 @@ export interface AuthEvents {
   'auth:registered': AuthEventBase & { user: AuthUser }
   'auth:password_reset_requested': AuthEventBase
   'auth:password_reset': AuthEventBase & { user: AuthUser }
-  'auth:token_issued': AuthEventBase & { user: AuthUser }
+  'auth:token_issued': AuthEventBase & { user: AuthUser } & PersonalTokenDetail
   /** `userId` is the token's subject; `user` is not loaded to re-issue. */
   'auth:token_reissued': AuthEventBase & { userId: string }
   /** `user` is null (and `userId` set) when a token was revoked by value (POST /api/revoke). */
-  'auth:token_revoked': AuthEventBase & { userId?: string }
+  'auth:token_revoked': AuthEventBase & { userId?: string } & PersonalTokenDetail
   /** The address in `email` is now verified (registration's, or a changed one). */
   'auth:email_verified': AuthEventBase & { user: AuthUser; email: string }
   /** Changed on the account page with the current password (a reset is `auth:password_reset`). */

@@ -1,7 +1,8 @@
 /**
  * @module cli
  * `craft`: the command line. The framework's `bin/craft.js` and every app's `craft` file call
- * `main()`. Errors are one line on stderr with a non-zero exit; `APP_DEBUG=true` adds the stack.
+ * `main()`. Errors are one line on stderr with a non-zero exit; `APP_DEBUG=true` adds the stack of
+ * unexpected errors (not of the framework's own one-line messages).
  */
 import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -9,6 +10,8 @@ import { Command, CommanderError } from 'commander'
 import { createApplication } from '../foundation/bootstrap.js'
 import { findModule } from '../foundation/module-finder.js'
 import { CliError } from './cli-error.js'
+import { FrameworkError } from '../foundation/framework-error.js'
+import { HttpError } from '../http/http-error.js'
 import { notInApp, type CliContext } from './context.js'
 import { colors, formatError } from './output.js'
 import { registerNewCommand } from './commands/new-command.js'
@@ -21,7 +24,10 @@ import { registerAuthCommand } from './commands/auth-command.js'
 import { registerAuthEventsCommand } from './commands/auth-events-command.js'
 import { registerAuthPruneCommand } from './commands/auth-prune-command.js'
 import { registerApiInstallCommand } from './commands/api-install-command.js'
+import { registerTokenCreateCommand } from './commands/token-create-command.js'
+import { registerOpenApiCommand } from './commands/openapi-command.js'
 import { registerTestCommand } from './commands/test-command.js'
+import { registerTypecheckCommand } from './commands/typecheck-command.js'
 
 import { registerTypeScript } from './typescript-loader.js'
 
@@ -43,9 +49,11 @@ export function buildProgram(ctx: CliContext): Command {
     .configureOutput({
       writeOut: (s) => process.stdout.write(s),
       writeErr: (s) => process.stderr.write(s),
-      // One line: commander's message plus its "(Did you mean ...?)" suggestion when it has one.
+      // One line: commander's message plus its "(Did you mean ...?)" suggestion when it has one
+      // (a command one or two edits away); without one, an unknown command points to the list.
       outputError: (s, write) => {
-        const line = s.split('\n').map((l) => l.trim()).filter(Boolean).join(' ')
+        let line = s.split('\n').map((l) => l.trim()).filter(Boolean).join(' ')
+        if (/^error: unknown command/.test(line) && !/Did you mean/.test(line)) line += ' Run "node craft --help" to see every command.'
         write(line.replace(/^error:/, colors(process.stderr).red('error:')) + '\n')
       },
     })
@@ -55,11 +63,14 @@ export function buildProgram(ctx: CliContext): Command {
   registerAuthEventsCommand(program, ctx)
   registerAuthPruneCommand(program, ctx)
   registerApiInstallCommand(program, ctx)
+  registerTokenCreateCommand(program, ctx)
+  registerOpenApiCommand(program, ctx)
   registerMigrateCommands(program, ctx)
   registerControllerCommand(program, ctx)
   registerRoutesListCommand(program, ctx)
   registerKeyGenerateCommand(program, ctx)
   registerTestCommand(program, ctx)
+  registerTypecheckCommand(program, ctx)
   for (const cmd of program.commands) cmd.exitOverride()
   return program
 }
@@ -101,7 +112,10 @@ export async function main(argv: string[] = process.argv, options: { appRoot?: s
       process.exit(error.exitCode || 1)
     }
     process.stderr.write(`${colors(process.stderr).red('error:')} ${formatError(error, appRoot)}\n`)
-    if (String(process.env.APP_DEBUG).toLowerCase() === 'true' && error instanceof Error && !(error instanceof CliError)) {
+    // APP_DEBUG=true (a new app's default) adds the stack of unexpected errors only: the framework's
+    // own errors (a missing APP_KEY, a database that is down, a syntax error) are one line that says what to fix.
+    const expected = error instanceof CliError || error instanceof FrameworkError || error instanceof HttpError
+    if (String(process.env.APP_DEBUG).toLowerCase() === 'true' && error instanceof Error && !expected) {
       process.stderr.write(`${error.stack}\n`)
     }
     // Exit now: a failed boot may have opened pools or sockets that would keep the process alive.

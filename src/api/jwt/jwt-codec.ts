@@ -1,11 +1,14 @@
 /**
  * @module api/jwt/jwt-codec
- * Signs and verifies Trowel's API tokens: HMAC JWTs with `sub`, `iat`, `jti`, `version` and
- * (when `expires` is set) `exp`. Pure code, no HTTP: the JWT guard turns every `JwtError` into a
+ * Signs and verifies Trowel's API tokens: JWTs with `sub`, `iat`, `jti`, `version` and (when
+ * `expires` is set) `exp`, signed with HMAC (`HS256/384/512`, the default) or with a private key
+ * (`EdDSA`, `ES256`, `RS256`; the header then carries the key's `kid`). Pure code, no HTTP: the JWT guard turns every `JwtError` into a
  * 401. Signatures are made and checked by fast-jwt (timing-safe, with an LRU cache of verified
  * tokens keyed by a hash of the whole token); this class adds what RFC 7515/7519 leave to the
  * application: exactly three canonical base64url segments, strict UTF-8 JSON objects, a pinned
- * algorithm and `typ`, and the claim rules of `check-claims.ts`.
+ * algorithm, `typ` and `kid`, and the claim rules of `check-claims.ts`. The algorithm is pinned
+ * twice (fast-jwt's allowlist of one, then the strictly decoded header), so neither `none` nor an
+ * HMAC token "signed" with a published public key is ever accepted by an asymmetric codec.
  */
 import { randomBytes } from 'node:crypto'
 import { createSigner, createVerifier } from 'fast-jwt'
@@ -15,13 +18,14 @@ import { checkClaims } from './check-claims.js'
 import { decodeSegment } from './decode-segment.js'
 import { JwtError, JwtInvalidError } from './errors.js'
 import { resolveJwtConfig } from './resolve-jwt-config.js'
+import type { PublicJwk } from './keys.js'
 import type { JwtAlgorithm, JwtCodecConfig, JwtCodecOptions, JwtPayload, JwtVerifyOptions, SignedJwt } from './types.js'
 
 /** Longer strings are refused before any decoding; Trowel's tokens are about 250 characters. */
 const MAX_TOKEN_LENGTH = 8192
 
-/** Length of the base64url signature segment per algorithm (32, 48 and 64 bytes). */
-const SIGNATURE_LENGTH: Record<JwtAlgorithm, number> = { HS256: 43, HS384: 64, HS512: 86 }
+/** Length of the base64url signature segment of the HMACs (32, 48 and 64 bytes). */
+const HMAC_SIGNATURE_LENGTH: Record<string, number> = { HS256: 43, HS384: 64, HS512: 86 }
 
 /** What fast-jwt's verifier returns with `complete: true` (cached and returned as one object). */
 interface DecodedToken {
@@ -51,7 +55,14 @@ export class JwtCodec {
   readonly lifetimeSeconds: number | null
   readonly version: number | null
   readonly leewaySeconds: number
+  /** The key id written in every token header (RFC 7638 thumbprint); `null` for HMAC. */
+  readonly kid: string | null
+  /** The public key as a JWK (with `kid`, `alg`, `use`) for the JWK Set; `null` for HMAC. */
+  readonly publicJwk: Readonly<PublicJwk> | null
+  /** False for a codec built from a public key only (a previous key): it verifies, never signs. */
+  readonly canSign: boolean
 
+  readonly #signatureLength: number
   readonly #now: () => number
   readonly #sign: (payload: Record<string, unknown>) => string
   readonly #verify: (token: string) => DecodedToken
@@ -64,14 +75,26 @@ export class JwtCodec {
     this.lifetimeSeconds = resolved.lifetimeSeconds
     this.version = resolved.version
     this.leewaySeconds = resolved.leewaySeconds
+    const pair = resolved.asymmetric
+    this.kid = pair ? pair.kid : null
+    this.publicJwk = pair ? Object.freeze({ ...pair.jwk }) : null
+    this.canSign = pair ? pair.privatePem !== null : true
+    this.#signatureLength = pair ? pair.signatureLength : HMAC_SIGNATURE_LENGTH[this.algorithm]!
     this.#now = options.now ?? Date.now
     const cacheSize = options.cacheSize ?? 1000
     try {
-      this.#sign = createSigner({ key: resolved.key, algorithm: this.algorithm })
+      if (pair && pair.privatePem === null) {
+        this.#sign = () => {
+          throw new FrameworkError('E_JWT_VERIFY_ONLY', 'This JWT key only verifies tokens (it is a previous key); it cannot sign.')
+        }
+      } else {
+        this.#sign = createSigner({ key: pair ? pair.privatePem! : resolved.key!, algorithm: this.algorithm, kid: pair?.kid })
+      }
       // Time claims are checked by checkClaims (one clock, deterministic error order), so
       // fast-jwt only decodes, pins the algorithm, checks the signature and `crit`, and caches.
+      // An asymmetric codec verifies with the public key only.
       this.#verify = createVerifier({
-        key: resolved.key,
+        key: pair ? pair.publicPem : resolved.key!,
         algorithms: [this.algorithm],
         complete: true,
         cache: cacheSize,
@@ -117,7 +140,7 @@ export class JwtCodec {
       throw new JwtInvalidError('The token must have exactly three segments.')
     }
     const [header, payload, signature] = segments as [string, string, string]
-    if (signature.length !== SIGNATURE_LENGTH[this.algorithm] || !isCanonicalBase64url(signature)) {
+    if (signature.length !== this.#signatureLength || !isCanonicalBase64url(signature)) {
       throw new JwtInvalidError('The token signature is not a canonical base64url signature of the right length.')
     }
     if (header === '' || payload === '' || !isCanonicalBase64url(header) || !isCanonicalBase64url(payload)) {
@@ -142,6 +165,11 @@ export class JwtCodec {
       }
       if (strictHeader.typ !== undefined && strictHeader.typ !== 'JWT') {
         throw new JwtInvalidError('The token type (typ) is not JWT.')
+      }
+      // Asymmetric tokens name their key (a signature checked with this key but another kid is
+      // not one Trowel made). HMAC tokens carry none, and a kid on them selects nothing.
+      if (this.kid !== null && strictHeader.kid !== this.kid) {
+        throw new JwtInvalidError('The token key id (kid) is not this key\'s.')
       }
       deepFreeze(decoded)
       this.#checked.add(decoded)

@@ -39,14 +39,24 @@ describe('JwtCodec configuration', () => {
     throwsFrameworkError({ secret: Buffer.alloc(64) }, 'E_JWT_SECRET_MISSING', 'JWT_SECRET')
   })
 
-  it('accepts the HMAC algorithms only, naming config/api.ts', () => {
+  it('accepts the HMAC algorithms and EdDSA, ES256, RS256, naming config/api.ts otherwise', () => {
     for (const algorithm of ['HS256', 'HS384', 'HS512']) assert.equal(build({ algorithm }).algorithm, algorithm)
-    for (const algorithm of ['none', 'hs512', 'HS1024', undefined, 512]) {
-      throwsFrameworkError({ algorithm }, 'E_JWT_ALGORITHM_UNSUPPORTED', 'config/api.ts', 'HS256, HS384, HS512')
+    for (const algorithm of ['none', 'hs512', 'HS1024', 'eddsa', undefined, 512]) {
+      throwsFrameworkError({ algorithm }, 'E_JWT_ALGORITHM_UNSUPPORTED', 'config/api.ts', 'HS256, HS384, HS512, EdDSA, ES256, RS256')
     }
-    for (const algorithm of ['RS256', 'PS512', 'ES384', 'EdDSA']) {
-      throwsFrameworkError({ algorithm }, 'E_JWT_ALGORITHM_UNSUPPORTED', 'config/api.ts', 'Asymmetric algorithms')
+    for (const algorithm of ['RS384', 'PS512', 'ES384']) {
+      throwsFrameworkError({ algorithm }, 'E_JWT_ALGORITHM_UNSUPPORTED', 'config/api.ts', 'only EdDSA, ES256 and RS256')
     }
+  })
+
+  it('asks for JWT_PRIVATE_KEY (and api:install --algorithm) with an asymmetric algorithm', () => {
+    for (const algorithm of ['EdDSA', 'ES256', 'RS256']) {
+      for (const privateKey of [undefined, null, '']) {
+        throwsFrameworkError({ algorithm, secret: undefined, privateKey }, 'E_JWT_PRIVATE_KEY_MISSING', 'JWT_PRIVATE_KEY', `api:install --algorithm ${algorithm}`)
+      }
+    }
+    // An HMAC secret is not a private key.
+    throwsFrameworkError({ algorithm: 'EdDSA', privateKey: SECRET }, 'E_JWT_KEY_INVALID', 'JWT_PRIVATE_KEY', 'PEM')
   })
 
   it('reads expires as minutes, fractions allowed, null for never', () => {

@@ -5,17 +5,26 @@
  * on the first request.
  */
 import { FrameworkError } from '../../foundation/framework-error.js'
-import type { JwtAlgorithm, JwtCodecConfig } from './types.js'
+import { ASYMMETRIC_ALGORITHMS, looksLikePem, loadAsymmetricKey, type AsymmetricKey } from './keys.js'
+import type { AsymmetricAlgorithm, HmacAlgorithm, JwtAlgorithm, JwtCodecConfig } from './types.js'
 
 /** The smallest accepted secret, in UTF-8 bytes (the HMAC key is those bytes). */
 export const MIN_SECRET_BYTES = 32
 
-const ALGORITHMS: readonly JwtAlgorithm[] = ['HS256', 'HS384', 'HS512']
+const HMAC_ALGORITHMS: readonly HmacAlgorithm[] = ['HS256', 'HS384', 'HS512']
+const ALGORITHMS: readonly JwtAlgorithm[] = [...HMAC_ALGORITHMS, ...ASYMMETRIC_ALGORITHMS]
+
+export function isAsymmetricAlgorithm(algorithm: string): algorithm is AsymmetricAlgorithm {
+  return (ASYMMETRIC_ALGORITHMS as readonly string[]).includes(algorithm)
+}
 
 /** A validated, normalised driver config. */
 export interface ResolvedJwtConfig {
   algorithm: JwtAlgorithm
-  key: Buffer
+  /** HMAC: the secret's bytes. Asymmetric: `null` (see `asymmetric`). */
+  key: Buffer | null
+  /** The key pair of an asymmetric algorithm, `null` for HMAC. */
+  asymmetric: AsymmetricKey | null
   /** Token lifetime in whole seconds, or `null` for no `exp`. */
   lifetimeSeconds: number | null
   version: number | null
@@ -30,13 +39,35 @@ function resolveAlgorithm(algorithm: unknown): JwtAlgorithm {
   if (typeof algorithm === 'string' && (ALGORITHMS as readonly string[]).includes(algorithm)) {
     return algorithm as JwtAlgorithm
   }
-  const asymmetric = typeof algorithm === 'string' && /^(RS|PS|ES)\d{3}$|^EdDSA$/.test(algorithm)
+  const asymmetric = typeof algorithm === 'string' && /^(RS|PS|ES)\d{3}$/.test(algorithm)
   throw configError(
     'E_JWT_ALGORITHM_UNSUPPORTED',
     `config/api.ts: DRIVERS.jwt.algorithm ${JSON.stringify(algorithm) ?? 'undefined'} is not supported; ` +
       `use one of ${ALGORITHMS.join(', ')}.` +
-      (asymmetric ? ' Asymmetric algorithms (RS*, PS*, ES*, EdDSA) are not supported: Trowel signs with HMAC only.' : ''),
+      (asymmetric ? ' Of the asymmetric algorithms only EdDSA, ES256 and RS256 are supported.' : ''),
   )
+}
+
+/**
+ * The key of an asymmetric algorithm: `privateKey` (`env('JWT_PRIVATE_KEY')`), or `verifyKey` for
+ * a codec that only verifies. A PEM in `secret` is accepted too, so a config that reads the key
+ * with `secret: env('JWT_PRIVATE_KEY')` works.
+ */
+function resolveAsymmetricKey(algorithm: AsymmetricAlgorithm, config: JwtCodecConfig): AsymmetricKey {
+  const verifyOnly = config.privateKey === undefined && config.verifyKey !== undefined && config.verifyKey !== null
+  const text = verifyOnly ? config.verifyKey : (config.privateKey ?? (looksLikePem(config.secret) ? config.secret : undefined))
+  if (text === undefined || text === null || text === '') {
+    throw configError(
+      'E_JWT_PRIVATE_KEY_MISSING',
+      `JWT_PRIVATE_KEY is not set, and DRIVERS.jwt.algorithm is ${algorithm}. ` +
+        `Run \`node craft api:install --algorithm ${algorithm} --force\` to generate a key pair in .env ` +
+        "(config/api.ts reads it with private_key: env('JWT_PRIVATE_KEY')).",
+    )
+  }
+  if (typeof text !== 'string') {
+    throw configError('E_JWT_PRIVATE_KEY_MISSING', "JWT_PRIVATE_KEY must be a string: config/api.ts should read it with env('JWT_PRIVATE_KEY').")
+  }
+  return loadAsymmetricKey(text, { where: verifyOnly ? 'A previous key' : 'JWT_PRIVATE_KEY', expected: algorithm, allowPublic: verifyOnly })
 }
 
 function resolveSecret(secret: unknown): Buffer {
@@ -98,9 +129,12 @@ export function resolveJwtConfig(config: JwtCodecConfig): ResolvedJwtConfig {
   if (config === null || typeof config !== 'object') {
     throw configError('E_JWT_CONFIG_INVALID', 'config/api.ts: DRIVERS.jwt must be an object.')
   }
+  const algorithm = resolveAlgorithm(config.algorithm)
+  const asymmetric = isAsymmetricAlgorithm(algorithm) ? resolveAsymmetricKey(algorithm, config) : null
   return {
-    key: resolveSecret(config.secret),
-    algorithm: resolveAlgorithm(config.algorithm),
+    algorithm,
+    key: asymmetric ? null : resolveSecret(config.secret),
+    asymmetric,
     lifetimeSeconds: resolveLifetime(config.expires),
     version: resolveVersion(config.version),
     leewaySeconds: resolveLeeway(config.leeway),

@@ -3,18 +3,34 @@
  * The shapes the JWT codec reads (the `jwt` driver of `config/api.ts`) and produces.
  */
 
-/** The HMAC algorithms Trowel signs and verifies with. Asymmetric algorithms are not supported. */
-export type JwtAlgorithm = 'HS256' | 'HS384' | 'HS512'
+/** The HMAC algorithms: one shared secret signs and verifies (the default, `HS512`). */
+export type HmacAlgorithm = 'HS256' | 'HS384' | 'HS512'
+
+/** The asymmetric algorithms: a private key signs, its public key (published as a JWK) verifies. */
+export type AsymmetricAlgorithm = 'EdDSA' | 'ES256' | 'RS256'
+
+/** Every algorithm Trowel signs and verifies with; a codec accepts exactly one of them. */
+export type JwtAlgorithm = HmacAlgorithm | AsymmetricAlgorithm
 
 /**
  * The `jwt` entry of `DRIVERS` in `config/api.ts`. Other keys of that entry (`model`,
  * `authenticates`) belong to the guard and are ignored here.
  */
 export interface JwtCodecConfig {
-  /** `'HS512'` as generated; `'HS256'` and `'HS384'` also work. */
+  /** `'HS512'` as generated; `'HS256'`, `'HS384'`, `'EdDSA'`, `'ES256'` and `'RS256'` also work. */
   algorithm: string
-  /** `env('JWT_SECRET')`: at least 32 bytes; its UTF-8 bytes are the HMAC key. */
-  secret: string | null | undefined
+  /** HMAC algorithms: `env('JWT_SECRET')`, at least 32 bytes; its UTF-8 bytes are the HMAC key. */
+  secret?: string | null | undefined
+  /**
+   * Asymmetric algorithms: `env('JWT_PRIVATE_KEY')`, a PEM private key of the algorithm's type
+   * (Ed25519, P-256, RSA ≥ 2048 bits). Literal `\n` sequences are read as newlines.
+   */
+  privateKey?: string | null | undefined
+  /**
+   * Asymmetric algorithms, instead of `privateKey`: a PEM public (or private) key that only
+   * verifies; `sign()` then throws. Used for `previous_keys`.
+   */
+  verifyKey?: string | null | undefined
   /** Lifetime in minutes (fractions allowed); `null` means tokens never expire. */
   expires?: number | null
   /** Written to every token; a token carrying any other value (or none) is refused. */

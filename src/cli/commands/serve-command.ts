@@ -23,6 +23,7 @@ import { compileApp, isCompiled } from '../compile-app.js'
 import { registerTypeScript } from '../typescript-loader.js'
 import { useCompiledApp } from '../../foundation/app-modules.js'
 import { metricsToken } from '../../observability/metrics-token.js'
+import { serveNotices } from '../serve-notices.js'
 
 interface ServeOptions {
   host: string
@@ -131,7 +132,9 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         'the memory session and throttle drivers are refused then (each process would keep its own), and failed logins are counted in Redis when REDIS_URL is set, else in the database, unless THROTTLE_DRIVER says otherwise. ' +
         'With --watch (for development) craft runs the server in a child process and restarts it when a .ts, .js, .json, .html or .env file of the app changes ' +
         "(node's recursive fs.watch; changes within 200 ms are gathered into one restart; node_modules, storage, tests and .git are ignored). " +
-        'A server that fails to start, say on a syntax error, is reported and started again at the next change.',
+        'A server that fails to start, say on a syntax error, is reported and started again at the next change. ' +
+        'Before starting it warns when APP_DEBUG=true is served on an address other machines can reach or with APP_ENV=production, and when a local APP_URL (the base of links in e-mails) names another port; ' +
+        'the generated APP_URL, http://127.0.0.1:8000, follows --port instead (docs/configuration.md).',
     )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on', '8000')
@@ -148,6 +151,13 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       if (opts.watch) {
         watchAndServe(ctx, root, ['--host', opts.host, '--port', String(port), ...(opts.workers ? ['--workers', opts.workers] : [])], given)
         return
+      }
+      // Once, before boot: in the watch child (which reads .env afresh), in the primary, not in workers.
+      if (!cluster.isWorker) {
+        const notices = serveNotices({ host: opts.host, port, env: process.env, given })
+        if (notices.appUrl) process.env.APP_URL = notices.appUrl
+        for (const line of notices.info) ctx.out(colors().dim(line))
+        for (const line of notices.warnings) process.stderr.write(`${colors(process.stderr).yellow('WARNING')} ${line}\n`)
       }
       await loadAppAsJavaScript(root)
       // With METRICS_TOKEN, a scrape of any worker answers for all of them (observability/cluster-metrics).

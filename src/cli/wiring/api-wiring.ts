@@ -2,7 +2,7 @@
  * @module cli/wiring/api-wiring
  * `craft api:install --wire`: every step of turning on the JWT API (docs/jwt-api.md), made on the
  * app's files: ApiProvider in config/providers.ts, routes/api.ts, the `routes.api.location`
- * binding and the `api`/`guard` stacks in Kernel.ts, AuthenticatesTokens on the User model, the
+ * binding and the `api`/`guard`/`ability` stacks in Kernel.ts, AuthenticatesTokens on the User model, the
  * token column's migration, and `...Api.routes()` in routes/web.ts. Each step is skipped when it
  * is already done; a file that no longer has the expected shape is left alone and reported.
  */
@@ -59,9 +59,9 @@ export function wireApi(root: string): EditOutcome[] {
         out = `${out.slice(0, at)}\n    this.application.bind('routes.api.location', 'routes/api')${out.slice(at)}`
       }
       if (!/^\s*api\s*:/m.test(out)) {
-        const stacks = insertFirst(out, /routeMiddleware(?:\s*:\s*[^=]+)?\s*=\s*\{/, 'api: [JWTAuthenticationMiddleware, LoadUserMiddleware],\n    guard: [GuardMiddleware],', 'routeMiddleware = {')
+        const stacks = insertFirst(out, /routeMiddleware(?:\s*:\s*[^=]+)?\s*=\s*\{/, 'api: [JWTAuthenticationMiddleware, LoadUserMiddleware],\n    guard: [GuardMiddleware],\n    ability: [AbilityMiddleware],', 'routeMiddleware = {')
         if (typeof stacks !== 'string') return stacks
-        out = withImport(stacks, "import { JWTAuthenticationMiddleware, LoadUserMiddleware, GuardMiddleware } from 'trowel/api'")
+        out = withImport(stacks, "import { JWTAuthenticationMiddleware, LoadUserMiddleware, GuardMiddleware, AbilityMiddleware } from 'trowel/api'")
       }
       return out === t ? null : out
     }),

@@ -21,6 +21,11 @@ import { ReauthFailedError, TokenInvalidError, TokenMissingError } from '../../e
 import { bearerToken } from './bearer-token.js'
 import { VerifiedBearer } from './verified-bearer.js'
 import type { JwtGuardDependencies, TokenRecord, VerifiedToken } from './types.js'
+import { looksPersonal } from '../../personal-tokens/token-format.js'
+import { PersonalBearer } from '../../personal-tokens/personal-bearer.js'
+import { ALL_ABILITIES } from '../../personal-tokens/abilities.js'
+import type { PersonalToken } from '../../personal-tokens/repository.js'
+import { personalEventDetail } from '../../personal-tokens/issue.js'
 
 export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> {
   readonly driverName = 'jwt'
@@ -54,6 +59,11 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
   protected async resolve(): Promise<User> {
     const verified = this.#verifiedValue ?? (await this.verifyRequest())
     const record = this.#recordValue !== undefined ? this.#recordValue : await this.#recordOf(verified.payload.sub)
+    // A personal access token was found in its table: its owner is the user (no token column involved).
+    if (verified.personal) {
+      if (!record) throw new TokenInvalidError()
+      return record.user()
+    }
     if (!record || !timingSafeEqualString(record.digest, verified.digest)) throw new TokenInvalidError({ cause: new JwtRevokedError() })
     return record.user()
   }
@@ -71,6 +81,8 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
 
   /** Clears the current token of the request's user: it can no longer be used or reissued. */
   async logout(): Promise<void> {
+    const personal = this.#verifiedValue?.personal
+    if (personal) return this.#logoutPersonal(personal)
     const user = this.user ?? ((await this.check()) ? this.user : null)
     if (user) await this.#deps.jwt.revoke(user)
     this.setUser(null)
@@ -79,6 +91,11 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
 
   /** Revokes `token` if it is its user's current one (RFC 7009: the caller's answer never says). */
   async revokeToken(token: string): Promise<void> {
+    if (looksPersonal(token)) {
+      const revoked = await this.#deps.personal?.revokeByValue(token)
+      if (revoked) this.#deps.events.emit('auth:token_revoked', { ...eventBase(this.ctx, this.name, null), userId: revoked.userId, ...personalEventDetail(revoked) })
+      return
+    }
     const userId = await this.#deps.jwt.revokeToken(token)
     if (userId !== null) this.#deps.events.emit('auth:token_revoked', { ...eventBase(this.ctx, this.name, null), userId })
   }
@@ -100,6 +117,7 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     const token = bearerToken(this.ctx.request)
     if (token === undefined) throw this.#rejected(new TokenMissingError())
     if (token === null) throw this.#rejected(new TokenInvalidError())
+    if (looksPersonal(token)) return this.#verifyPersonal(token)
     let verified: VerifiedToken
     try {
       verified = new VerifiedBearer(token, this.#deps.jwt.verify(token))
@@ -111,7 +129,41 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
       if (!record || !timingSafeEqualString(record.digest, verified.digest)) throw this.#rejected(new TokenInvalidError({ cause: new JwtRevokedError() }))
     }
     this.ctx.state.jwt = this.#verifiedValue = verified
+    // A JWT from the token route carries every ability (`ability:` middleware).
+    this.ctx.state.abilities = [ALL_ABILITIES]
     return verified
+  }
+
+  /**
+   * A `trw_...` Bearer value: format and checksum (no query when wrong), one look-up by its hash;
+   * unknown, revoked or expired: 401 `E_TOKEN_INVALID`. Its abilities go to `ctx.state.abilities`
+   * and `last_used_at` moves on (at most once a minute per token).
+   */
+  async #verifyPersonal(token: string): Promise<VerifiedToken> {
+    const repository = this.#deps.personal
+    if (!repository) throw this.#rejected(new TokenInvalidError())
+    const result = await repository.authenticate(token)
+    if (!result.token) throw this.#rejected(new TokenInvalidError({ cause: new JwtRevokedError() }))
+    const personal = result.token
+    const verified = new PersonalBearer(token, personal)
+    this.#verifiedValue = verified
+    this.ctx.state.personalToken = personal
+    this.ctx.state.abilities = personal.abilities
+    try {
+      await repository.touch(personal)
+    } catch (error) {
+      // Bookkeeping only: a failed write never fails the request.
+      this.ctx.app.log.warn('api.personal_token_touch_failed', { error: error instanceof Error ? error.message : String(error), request_id: this.ctx.request.id })
+    }
+    return verified
+  }
+
+  /** POST /api/logout with a personal access token: that token is deleted. */
+  async #logoutPersonal(personal: PersonalToken): Promise<void> {
+    const user = this.user ?? ((await this.check()) ? this.user : null)
+    const revoked = await this.#deps.personal?.revoke(personal.userId, personal.id)
+    this.setUser(null)
+    if (revoked) this.#deps.events.emit('auth:token_revoked', { ...eventBase(this.ctx, this.name, user), userId: revoked.userId, ...personalEventDetail(revoked) })
   }
 
   #recordOf(sub: string): Promise<TokenRecord<User> | null> {
@@ -129,5 +181,9 @@ declare module '../../../http/context.js' {
   interface RequestState {
     /** The request's verified Bearer token, once the JWT guard has verified it. */
     jwt?: VerifiedToken
+    /** The personal access token of the request, when its Bearer value was one. */
+    personalToken?: PersonalToken
+    /** What the request's Bearer token may do: `['*']` for a JWT, the token's list for a personal one. */
+    abilities?: readonly string[]
   }
 }

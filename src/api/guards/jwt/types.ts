@@ -7,6 +7,7 @@ import type { AuthUser, CredentialUserProvider } from '../../../auth/types.js'
 import type { GuardDependencies } from '../../../auth/guards/base-guard.js'
 import type { JwtPayload } from '../../jwt/index.js'
 import type { JwtService } from '../../jwt-service.js'
+import type { PersonalToken, PersonalTokenRepository } from '../../personal-tokens/repository.js'
 
 /** A user's stored row, read by primary key: the digest of its current token and the user. */
 export interface TokenRecord<User> {
@@ -36,9 +37,13 @@ export interface VerifiedToken {
   readonly payload: JwtPayload
   /** Its SHA-256 hex, computed on first use (most requests never need it). */
   readonly digest: string
+  /** Set when the Bearer value was a personal access token (`trw_...`), not a JWT. */
+  readonly personal?: PersonalToken
 }
 
 export interface JwtGuardDependencies<User extends AuthUser> extends GuardDependencies<User> {
   provider: JwtUserProvider<User>
   jwt: JwtService
+  /** Personal access tokens (`trw_...` Bearer values); without it they are refused. */
+  personal?: PersonalTokenRepository
 }

@@ -1,0 +1,48 @@
+/**
+ * @module api/openapi/openapi-route
+ * `GET /api/openapi.json` (added by `Api.routes()`): the app's OpenAPI document, built from its
+ * routes on the first request. Served only when `DRIVERS.jwt.openapi` is `true` in
+ * config/api.ts: otherwise 404 `E_NOT_FOUND`, as if the route did not exist (an API's shape is
+ * nobody's business unless the app says so). Public, outside the `web` stack.
+ */
+import { Route } from '../../routing/route.js'
+import type { RouteDefinition } from '../../routing/route-definition.js'
+import type { HttpContext } from '../../http/context.js'
+import { NotFoundError } from '../../http/errors.js'
+import type { Application } from '../../foundation/application.js'
+import { buildOpenApiDocument, type OpenApiDocument } from './document.js'
+import { openApiOptionsFor } from './app-options.js'
+
+/** One document per application: its routes do not change once it serves. */
+const documents = new WeakMap<Application, OpenApiDocument>()
+
+/** `DRIVERS.<default>.openapi` of config/api.ts. */
+export function openApiEnabled(app: Application): boolean {
+  const drivers = app.config('api')?.DRIVERS
+  const driver = drivers?.[drivers?.default ?? 'jwt']
+  return driver?.openapi === true
+}
+
+/** The app's OpenAPI document, from its compiled routes. */
+export function appOpenApiDocument(app: Application): OpenApiDocument {
+  return buildOpenApiDocument(app.router.routes, openApiOptionsFor(app))
+}
+
+function serveOpenApi(ctx: HttpContext): unknown {
+  if (!openApiEnabled(ctx.app)) throw new NotFoundError()
+  let document = documents.get(ctx.app)
+  if (document === undefined) {
+    document = appOpenApiDocument(ctx.app)
+    documents.set(ctx.app, document)
+  }
+  ctx.response.header('Cache-Control', 'no-cache')
+  return document
+}
+
+export function openapiRoute(path = '/api/openapi.json'): RouteDefinition {
+  const route = Route.get(path, serveOpenApi).name('api.openapi').withoutMiddleware('web')
+  route.csrfExempt = true
+  route.json = true
+  route.requiresProvider = { name: 'ApiProvider', key: 'Api.routes() in routes/web.ts' }
+  return route
+}

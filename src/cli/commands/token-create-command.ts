@@ -1,0 +1,114 @@
+/**
+ * @module cli/commands/token-create-command
+ * `craft token:create <email> --name N [--abilities a,b] [--expires MINUTES]`: creates a personal
+ * access token for the user with that address and prints it, once: the token alone on stdout (so
+ * `TOKEN=$(node craft token:create ...)` works), what it is on stderr. Only its SHA-256 is stored.
+ * An unknown address, a bad option or a missing table: one line on stderr and exit 1.
+ * Also `personalTokensMigration(root)`: the table's migration, which `craft api:install` writes
+ * when the app has none.
+ */
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import type { Command } from 'commander'
+import { FRAMEWORK_ROOT } from '../../foundation/application.js'
+import { migrationFileName, nextMigrationDate } from '../../database/migration-stubs.js'
+import { PERSONAL_TOKENS_TABLE } from '../../api/personal-tokens/repository.js'
+import { issuePersonalToken } from '../../api/personal-tokens/issue.js'
+import { CliError } from '../cli-error.js'
+import { AUDIT_TABLE } from '../../auth/audit/audit-log.js'
+import type { Knex } from 'knex'
+import type { CliContext } from '../context.js'
+
+export const PERSONAL_TOKENS_MIGRATION = 'create_personal_access_tokens_table'
+
+/** The personal access tokens migration, unless the app has one of that name (any timestamp). */
+export function personalTokensMigration(root: string): { path: string; contents: string }[] {
+  const folder = `${root}/databases/migrations`
+  if (!existsSync(folder)) return []
+  const existing = readdirSync(folder)
+  if (existing.some((f) => f.replace(/\.[a-z]+$/, '').endsWith(`_${PERSONAL_TOKENS_MIGRATION}`))) return []
+  return [
+    {
+      path: `${folder}/${migrationFileName(PERSONAL_TOKENS_MIGRATION, nextMigrationDate(existing))}`,
+      contents: readFileSync(`${FRAMEWORK_ROOT}/stubs/migrations/${PERSONAL_TOKENS_MIGRATION}.ts`, 'utf8'),
+    },
+  ]
+}
+
+/** `auth:token_issued` rows in the audit log, or null when there is no audit table. */
+async function auditCount(knex: Knex): Promise<number | null> {
+  if (!(await knex.schema.hasTable(AUDIT_TABLE))) return null
+  const row = (await knex(AUDIT_TABLE).where('type', 'auth:token_issued').count({ n: '*' }).first()) as { n?: unknown } | undefined
+  return Number(row?.n ?? 0)
+}
+
+/**
+ * The audit log writes its row after the event, without being awaited; shutting the database
+ * down before that write would lose it (and keep the process waiting). Waits up to 2 s for it.
+ */
+async function auditWritten(knex: Knex, before: number | null): Promise<void> {
+  if (before === null) return
+  for (let waited = 0; waited < 2000; waited += 20) {
+    if (((await auditCount(knex)) ?? 0) > before) return
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+interface Options {
+  name: string
+  abilities?: string
+  expires?: string
+}
+
+export function registerTokenCreateCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('token:create')
+    .summary('create a personal access token for a user and print it (once: only its hash is stored)')
+    .description(
+      'Create a personal access token (trw_<id>_<secret><checksum>) for the user with that e-mail address and print it once: the token alone on stdout, ' +
+        'what it is on stderr, so TOKEN=$(node craft token:create ...) works. Only its SHA-256 is stored; it is accepted by the api stack as a Bearer token ' +
+        'and listed (and revocable) on /account/tokens. Without --abilities it has none: it can call API routes that ask for no ability (ability:<name>). ' +
+        'An unknown address, a bad option or a missing personal_access_tokens table exits 1 with a message.',
+    )
+    .argument('<email>', "the user's e-mail address")
+    .requiredOption('--name <name>', 'what the token is for, e.g. "CI deploy"')
+    .option('--abilities <list>', 'comma-separated abilities, e.g. posts:read,posts:write (* for all; default none)')
+    .option('--expires <minutes>', 'minutes until it expires (default: never)')
+    .action(async (email: string, opts: Options) => {
+      let expiresIn: number | null = null
+      if (opts.expires !== undefined) {
+        expiresIn = Number(opts.expires)
+        if (!/^\d+(\.\d+)?$/.test(opts.expires) || !(expiresIn > 0)) throw new CliError(`--expires must be a positive number of minutes, not "${opts.expires}".`)
+      }
+      const app = await ctx.boot('console')
+      // stdout carries the token alone: this command's log lines go to stderr.
+      app.log.sink = (line) => process.stderr.write(line + '\n')
+      try {
+        if (!app.has('api.personal_tokens')) {
+          throw new CliError('Personal access tokens need the JWT API: add ApiProvider to PROVIDERS in config/providers.ts (node craft api:install --wire does it).')
+        }
+        const repository = app.make('api.personal_tokens')
+        if (!(await repository.db.schema.hasTable(PERSONAL_TOKENS_TABLE))) {
+          throw new CliError(`There is no ${PERSONAL_TOKENS_TABLE} table yet: run "node craft migration ${PERSONAL_TOKENS_MIGRATION}", then "node craft migrate".`)
+        }
+        const model = app.make('auth').model
+        const user = model ? await model.findForAuth(email) : null
+        if (!user) throw new CliError(`No user with the address "${email}".`)
+        const audited = await auditCount(repository.db)
+        let created
+        try {
+          created = await issuePersonalToken(repository, user, opts.name, { abilities: opts.abilities ?? [], expiresIn }, { emitter: app.events })
+        } catch (error) {
+          if (error instanceof RangeError) throw new CliError(error.message)
+          throw error
+        }
+        await auditWritten(repository.db, audited)
+        const abilities = created.abilities.length ? created.abilities.join(', ') : 'none'
+        const expires = created.expiresAt ? created.expiresAt.toISOString() : 'never'
+        process.stderr.write(`Created token "${created.name}" (#${created.id}) for ${email}; abilities: ${abilities}; expires: ${expires}.\n`)
+        process.stderr.write('Copy it now: it is not stored and will not be shown again.\n')
+        ctx.out(created.token)
+      } finally {
+        await app.shutdown()
+      }
+    })
+}
