@@ -23,14 +23,26 @@ console.log(`${opts.rounds} rounds × ${opts.duration} s after a ${opts.warmup} 
 
 // `authenticates` comes from the environment so that one app serves both settings.
 const app = createTrowelApp({
-  editApiConfig: (t) => t.replace('authenticates: false', "authenticates: env('BENCH_JWT_AUTHENTICATES', false) === true"),
+  editApiConfig: (t) =>
+    t
+      .replace('authenticates: false', "authenticates: env('BENCH_JWT_AUTHENTICATES', false) === true")
+      // `revocation: 'epoch'` (token epochs kept in memory) for the epoch row only.
+      .replace('version: null', "version: null, revocation: env('BENCH_JWT_REVOCATION', '') === 'epoch' ? 'epoch' : null"),
 })
+// The users' token_epoch columns, for the epoch row.
+app.craft(['migration', 'add_token_epoch_to_users'])
+app.craft(['migrate'])
 const servers = []
 const usersDb = join(tmpdir(), `trowel-bench-raw-${process.pid}.sqlite`)
 try {
   const off = await app.serve({ name: 'trowel (authenticates: false)' })
   servers.push(off)
   await registerUser(off.url)
+  const epoch = await app.serve({ name: 'trowel (revocation: epoch)', env: { BENCH_JWT_REVOCATION: 'epoch' } })
+  servers.push(epoch)
+  // Its own token (with `uep`), issued first: the last one issued is the current one that the
+  // `authenticates: true` server checks.
+  const epochToken = await apiToken(epoch.url)
   const token = await apiToken(off.url)
   const on = await app.serve({ name: 'trowel (authenticates: true)', env: { BENCH_JWT_AUTHENTICATES: 'true' } })
   servers.push(on)
@@ -48,8 +60,8 @@ try {
 
   const headers = { authorization: `Bearer ${token}` }
   const bodies = await Promise.all(
-    [`${off.url}/api/me`, `${on.url}/api/me`, `${rawUrl}/api/me`, `${rawUrl}/api/me-checked`].map(async (u) => {
-      const r = await fetch(u, { headers })
+    [`${off.url}/api/me`, `${on.url}/api/me`, `${rawUrl}/api/me`, `${rawUrl}/api/me-checked`, `${epoch.url}/api/me`].map(async (u) => {
+      const r = await fetch(u, { headers: u.startsWith(epoch.url) ? { authorization: `Bearer ${epochToken}` } : headers })
       if (r.status !== 200) throw new Error(`${u} answered ${r.status}`)
       return r.text()
     }),
@@ -60,6 +72,7 @@ try {
     [
       { name: 'node:http + fast-jwt', url: `${rawUrl}/api/me`, headers, pid: raw.pid },
       { name: 'Trowel, authenticates: false', url: `${off.url}/api/me`, headers, pid: off.pid },
+      { name: "Trowel, authenticates: false, revocation: 'epoch'", url: `${epoch.url}/api/me`, headers: { authorization: `Bearer ${epochToken}` }, pid: epoch.pid },
       { name: 'node:http + fast-jwt + digest check', url: `${rawUrl}/api/me-checked`, headers, pid: raw.pid },
       { name: 'Trowel, authenticates: true', url: `${on.url}/api/me`, headers, pid: on.pid },
     ],
@@ -75,9 +88,12 @@ try {
   console.log('\n' + tableText)
   const offR = results.get('Trowel, authenticates: false')
   const onR = results.get('Trowel, authenticates: true')
+  const epochR = results.get("Trowel, authenticates: false, revocation: 'epoch'")
+  const epochRatio = epochR.rps / offR.rps
   const ratio = offR.rps / limit.rps
   const verdict = [
     `\`authenticates: false\` / node:http + fast-jwt = ${fmtRatio(ratio)} in req/s (target ≥ 0.8: ${ratio >= 0.8 ? 'met' : '**missed**'}); ${fmtRatio(offR.perCpu / limit.perCpu)} per server CPU-second.`,
+    `\`revocation: 'epoch'\` / plain \`authenticates: false\` = ${fmtRatio(epochRatio)} in req/s (target ≥ 0.95: ${epochRatio >= 0.95 ? 'met' : '**missed**'}); ${fmtRatio(epochR.perCpu / offR.perCpu)} per server CPU-second.`,
     `\`authenticates: true\` / node:http + fast-jwt = ${fmtRatio(onR.rps / limit.rps)}; / the same plus the digest check = ${fmtRatio(onR.rps / checked.rps)} (${fmtRatio(onR.perCpu / checked.perCpu)} per CPU-second).`,
   ].join('\n')
   console.log('\n' + verdict)

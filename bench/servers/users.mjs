@@ -19,6 +19,8 @@ export function openUsers(path) {
       email: row.email,
       created_at: new Date(row.created_at).toISOString(),
       updated_at: new Date(row.updated_at).toISOString(),
+      // Apps with the account tables (craft auth) have it; Trowel serializes it after updated_at.
+      ...('email_verified_at' in row ? { email_verified_at: row.email_verified_at == null ? null : new Date(row.email_verified_at).toISOString() } : {}),
     }),
   }
 }

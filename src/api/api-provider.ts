@@ -17,6 +17,11 @@ import { setJwtServiceResolver } from './jwt-service-registry.js'
 import { ApiConfigError } from './errors.js'
 import { PersonalTokenRepository } from './personal-tokens/repository.js'
 import { AbilityMiddleware } from './middleware/ability-middleware.js'
+import { TokenEpochs } from './revocation/token-epochs.js'
+import { API_TOKENS_TABLE, type FamilyOptions } from './families/token-families.js'
+import { TokenFamilyDevices } from './families/family-devices.js'
+import { devicesOf } from '../auth/accounts/devices.js'
+import { db } from '../database/database-manager.js'
 
 /** `previous_keys`: an array of PEM strings, or one string of comma-separated PEMs (JWT_PREVIOUS_KEYS). */
 function pemList(value: unknown): string[] {
@@ -53,8 +58,63 @@ export class ApiProvider extends ServiceProvider {
     }
   }
 
+  #epochs: TokenEpochs | null | undefined
+
+  /**
+   * `DRIVERS.jwt.revocation = 'epoch'`: the users' token epochs kept in this process (made once);
+   * null without the setting. Redis pub/sub when REDIS_URL is set, else a database poll.
+   */
+  tokenEpochs(): TokenEpochs | null {
+    if (this.#epochs !== undefined) return this.#epochs
+    const drivers = this.application.config('api')?.DRIVERS
+    const revocation = drivers?.[drivers?.default ?? 'jwt']?.revocation
+    if (revocation === undefined || revocation === null) return (this.#epochs = null)
+    const config = this.driverConfig()
+    if (revocation !== 'epoch') throw new ApiConfigError(`config/api.ts: DRIVERS.jwt.revocation must be 'epoch' or null, got ${JSON.stringify(revocation)}.`)
+    const model = config.model
+    const lifetime = typeof config.expires === 'number' && config.expires > 0 ? Math.ceil(config.expires * 60) + Number(config.leeway ?? 0) : null
+    return (this.#epochs = new TokenEpochs({
+      db: () => db(model.connection),
+      table: model.getTable(),
+      primaryKey: model.getPrimaryKey(),
+      lifetimeSeconds: lifetime,
+      redisUrl: process.env.REDIS_URL || null,
+      log: this.application.log,
+    }))
+  }
+
+  /**
+   * `DRIVERS.jwt.store = 'table'`: per-device token families in `api_tokens` (`reuse_window`
+   * seconds, default 10; `max_age` minutes, default 43200, null: none); null for the default
+   * `'column'` store (the user's token column).
+   */
+  familyOptions(): Omit<FamilyOptions, 'sign'> | null {
+    const drivers = this.application.config('api')?.DRIVERS
+    const config = drivers?.[drivers?.default ?? 'jwt'] ?? {}
+    const store = config.store ?? 'column'
+    if (store === 'column') return null
+    if (store !== 'table') throw new ApiConfigError(`config/api.ts: DRIVERS.jwt.store must be 'column' or 'table', got ${JSON.stringify(store)}.`)
+    const reuseWindow = config.reuse_window ?? 10
+    // At most an hour: auth:prune clears the encrypted successors kept for retries after that.
+    if (typeof reuseWindow !== 'number' || !Number.isFinite(reuseWindow) || reuseWindow < 0 || reuseWindow > 3600) {
+      throw new ApiConfigError(`config/api.ts: DRIVERS.jwt.reuse_window must be a number of seconds from 0 to 3600, got ${JSON.stringify(reuseWindow)}.`)
+    }
+    const maxAge = config.max_age === undefined ? 43200 : config.max_age
+    if (maxAge !== null && (typeof maxAge !== 'number' || !Number.isFinite(maxAge) || maxAge <= 0)) {
+      throw new ApiConfigError(`config/api.ts: DRIVERS.jwt.max_age must be a positive number of minutes or null, got ${JSON.stringify(maxAge)}.`)
+    }
+    const cookies = this.application.make('cookies')
+    return {
+      connection: this.driverConfig().model?.connection,
+      reuseWindow,
+      maxAge,
+      // A successor is kept encrypted with APP_KEY (AES-256-GCM, bound to this purpose) for the window only.
+      sealer: { seal: (value) => cookies.pack('api_tokens.successor', value, 'encrypted'), open: (sealed) => cookies.unpack('api_tokens.successor', sealed) },
+    }
+  }
+
   override register(): void {
-    this.application.singleton('api.jwt', () => new JwtService(this.driverConfig()))
+    this.application.singleton('api.jwt', () => new JwtService({ ...this.driverConfig(), epochs: this.tokenEpochs(), families: this.familyOptions() }))
     setJwtServiceResolver(() => this.application.make('api.jwt'))
     // Personal access tokens live beside the users (the model's connection).
     this.application.singleton('api.personal_tokens', () => new PersonalTokenRepository({ connection: this.driverConfig().model?.connection }))
@@ -78,7 +138,28 @@ export class ApiProvider extends ServiceProvider {
         return app.make('api.personal_tokens').revokeAll(userId, db)
       })
       // A password reset or change, "log out everywhere" and "This wasn't me" also end the API token.
-      app.make('auth.manager').revoker.register('jwt', (userId, db) => app.make('api.jwt').provider.clearDigest(userId, db))
+      // With `store: 'table'` that is every token family of the user (password change included:
+      // an API client is another device, never the web login being kept).
+      app.make('auth.manager').revoker.register('jwt', async (userId, db) => {
+        const families = app.make('api.jwt').families
+        if (!families) return app.make('api.jwt').provider.clearDigest(userId, db)
+        if (!(await app.make('auth.manager').revoker.hasTable(API_TOKENS_TABLE, db))) return 0
+        return families.revokeUser(userId, db)
+      })
+      // The devices page lists each live token family and can end one.
+      if (this.familyOptions()) {
+        const manager = app.make('auth.manager')
+        devicesOf(manager).register(new TokenFamilyDevices(() => app.make('api.jwt').families!, () => manager.revoker.hasTable(API_TOKENS_TABLE)))
+      }
+      // `revocation: 'epoch'`: every login ending (even one that keeps this device's web login:
+      // API tokens are other devices) raises the user's epoch, refusing all their tokens everywhere.
+      if (this.tokenEpochs()) app.make('auth.manager').revoker.register('epoch', (userId, db) => app.make('api.jwt').epochs!.bump(userId, db))
+    }
+    const epochs = this.tokenEpochs()
+    if (epochs) {
+      app.onShutdown(() => epochs.stop())
+      // Serving: every raised epoch is read once, then followed (pub/sub or poll); requests never query.
+      if (app.get('app.mode') === 'http') await epochs.start()
     }
     // `ability:<name>` works without a Kernel.ts entry; an app's own `ability` stack wins.
     app.kernel.routeMiddleware.ability ??= [AbilityMiddleware]

@@ -14,11 +14,11 @@ export function AuthenticatesTokens<T extends ModelClass>(Base: T) {
   abstract class TokenAuthenticatable extends Base {
     static tokenColumn = 'api_token'
 
-    /** The model's hidden fields plus the token column. */
+    /** The model's hidden fields plus the token column (and the token epoch's, bookkeeping only). */
     static override hiddenFields(): string[] {
       const own = super.hiddenFields()
       const column = (this as unknown as { tokenColumn: string }).tokenColumn
-      return own.includes(column) ? own : [...own, column]
+      return [...new Set([...own, column, 'token_epoch', 'token_epoch_at'])]
     }
 
     /** Issues a JWT for this user and stores its digest (replacing any earlier token). */

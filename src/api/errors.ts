@@ -37,6 +37,16 @@ export class ReauthFailedError extends UnauthorizedError {
   }
 }
 
+/**
+ * Reauth with a token its family had already replaced, after the reuse window (`store: 'table'`):
+ * likely a copied token, so the whole family was revoked; the client must log in again.
+ */
+export class TokenReusedError extends UnauthorizedError {
+  constructor(options: { cause?: unknown } = {}) {
+    super('This token was already replaced: every token of its device is revoked. Log in again.', { code: 'E_TOKEN_REUSED', headers: BEARER_INVALID, cause: options.cause })
+  }
+}
+
 export class ApiConfigError extends FrameworkError {
   constructor(message: string) {
     super('E_API_CONFIG', message)

@@ -19,6 +19,8 @@ import { FrameworkError } from '../foundation/framework-error.js'
 import type { AuthUser } from '../auth/types.js'
 import { ModelJwtUserProvider } from './guards/jwt/user-provider.js'
 import type { JwtUserProvider } from './guards/jwt/types.js'
+import { EPOCH_CLAIM, type TokenEpochs } from './revocation/token-epochs.js'
+import { TokenFamilies, type FamilyMeta, type FamilyOptions } from './families/token-families.js'
 
 export type { VerifiedToken } from './guards/jwt/types.js'
 
@@ -47,6 +49,16 @@ export interface JwtDriverConfig {
    * (Ed25519: EdDSA, P-256: ES256, RSA: RS256), so a rotation may also change the algorithm.
    */
   previousKeys?: string[]
+  /**
+   * `revocation: 'epoch'`: every token carries its user's `token_epoch` (`uep`); raising it
+   * refuses all their tokens, checked against the epochs this process keeps in memory (no query).
+   */
+  epochs?: TokenEpochs | null
+  /**
+   * `store: 'table'`: per-device token families in `api_tokens` (see families/token-families)
+   * instead of the user's token column.
+   */
+  families?: Omit<FamilyOptions, 'sign'> | null
 }
 
 /** The longest token `reissue` looks at. */
@@ -59,6 +71,10 @@ export class JwtService<User extends AuthUser = any> {
   /** With `authenticates: true`, a request's token must also be its user's stored one. */
   readonly authenticates: boolean
   readonly provider: JwtUserProvider<User>
+  /** With `revocation: 'epoch'`: the users' epochs known to this process; else null. */
+  readonly epochs: TokenEpochs | null
+  /** With `store: 'table'`: the token families; else null (the token column). */
+  readonly families: TokenFamilies | null
 
   constructor(config: JwtDriverConfig, provider?: JwtUserProvider<User>) {
     const codecConfig = { algorithm: config.algorithm, expires: config.expires, version: config.version, leeway: config.leeway }
@@ -83,6 +99,8 @@ export class JwtService<User extends AuthUser = any> {
       this.previous.push(new JwtCodec({ ...codecConfig, algorithm, verifyKey: pem }))
     }
     this.authenticates = config.authenticates === true
+    this.epochs = config.epochs ?? null
+    this.families = config.families ? new TokenFamilies({ ...config.families, sign: (sub, claims) => this.codec.sign(sub, claims).token }) : null
     this.provider = provider ?? (new ModelJwtUserProvider(config.model) as unknown as JwtUserProvider<User>)
   }
 
@@ -96,8 +114,11 @@ export class JwtService<User extends AuthUser = any> {
   }
 
   /** Signs a token for `user`, stores its digest and returns the JWT. */
-  async issue(user: User): Promise<string> {
-    const { token } = this.codec.sign(String(user.getKey()))
+  async issue(user: User, meta?: FamilyMeta): Promise<string> {
+    const claims = this.epochs ? { [EPOCH_CLAIM]: await this.epochs.current(user.getKey()) } : undefined
+    // `store: 'table'`: a new family (one per device) instead of the token column.
+    if (this.families) return (await this.families.start(String(user.getKey()), meta, claims)).token
+    const { token } = this.codec.sign(String(user.getKey()), claims)
     const digest = sha256Hex(token)
     await this.provider.storeDigest(user, digest)
     return token
@@ -105,6 +126,14 @@ export class JwtService<User extends AuthUser = any> {
 
   /** The payload of a valid token; throws a JwtError. Tries each previous secret on a bad signature. */
   verify(token: string, options: { ignoreExpiration?: boolean } = {}): JwtPayload {
+    const payload = this.#verifySigned(token, options)
+    // `revocation: 'epoch'`: a token issued before its user's epoch was raised (or without `uep`,
+    // issued before the setting) is refused. From memory: no query.
+    if (this.epochs && !this.epochs.accepts(payload.sub, payload[EPOCH_CLAIM])) throw new JwtRevokedError()
+    return payload
+  }
+
+  #verifySigned(token: string, options: { ignoreExpiration?: boolean }): JwtPayload {
     const ignoreExpiration = options.ignoreExpiration === true
     try {
       return this.codec.verify(token, { ignoreExpiration })
@@ -122,10 +151,19 @@ export class JwtService<User extends AuthUser = any> {
   }
 
   /** Exchanges a (possibly expired) current token for a new one; throws a JwtError. */
-  async reissue(oldToken: unknown): Promise<{ token: string; sub: string }> {
+  async reissue(oldToken: unknown, meta?: FamilyMeta): Promise<{ token: string; sub: string }> {
     if (typeof oldToken !== 'string' || oldToken === '' || oldToken.length > MAX_TOKEN_LENGTH) throw new JwtInvalidError()
     const payload = this.verify(oldToken, { ignoreExpiration: true })
-    const { token } = this.codec.sign(payload.sub)
+    let claims: Record<string, unknown> | undefined
+    if (this.epochs) {
+      // The stored epoch, not only the known one: an expired token's raise may be forgotten.
+      const epoch = await this.epochs.current(payload.sub)
+      if (!this.epochs.accepts(payload.sub, payload[EPOCH_CLAIM]) || (payload[EPOCH_CLAIM] as number) < epoch) throw new JwtRevokedError()
+      claims = { [EPOCH_CLAIM]: epoch }
+    }
+    // `store: 'table'`: rotation within the token's family, with reuse detection.
+    if (this.families) return this.families.rotate(oldToken, payload, meta, claims)
+    const { token } = this.codec.sign(payload.sub, claims)
     if (!(await this.provider.replaceDigest(payload.sub, sha256Hex(oldToken), sha256Hex(token)))) throw new JwtRevokedError()
     return { token, sub: payload.sub }
   }
@@ -144,6 +182,7 @@ export class JwtService<User extends AuthUser = any> {
       if (error instanceof JwtError) return null
       throw error
     }
+    if (this.families) return this.families.endByToken(token, payload)
     const digest = sha256Hex(token)
     return (await this.provider.clearDigestIf(payload.sub, digest)) ? payload.sub : null
   }

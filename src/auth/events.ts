@@ -52,6 +52,11 @@ export interface AuthEvents {
   'auth:token_reissued': AuthEventBase & { userId: string }
   /** `user` is null (and `userId` set) when a token was revoked by value (POST /api/revoke). */
   'auth:token_revoked': AuthEventBase & { userId?: string } & PersonalTokenDetail
+  /**
+   * A token its family had already replaced came back after the reuse window (`DRIVERS.jwt.store
+   * = 'table'`): family `familyId` of user `userId` was revoked. The owner is mailed (`token_reuse`).
+   */
+  'auth:token_reuse_detected': AuthEventBase & { userId: string; familyId: string }
   /** The address in `email` is now verified (registration's, or a changed one). */
   'auth:email_verified': AuthEventBase & { user: AuthUser; email: string }
   /** Changed on the account page with the current password (a reset is `auth:password_reset`). */

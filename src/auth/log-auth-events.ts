@@ -23,6 +23,7 @@ const LINES: { [K in keyof AuthEvents]: [level: 'info' | 'warn', line: string] }
   'auth:token_issued': ['info', 'auth.token_issued'],
   'auth:token_reissued': ['info', 'auth.token_reissued'],
   'auth:token_revoked': ['info', 'auth.token_revoked'],
+  'auth:token_reuse_detected': ['warn', 'auth.token_reuse_detected'],
   'auth:email_verified': ['info', 'auth.email_verified'],
   'auth:password_changed': ['info', 'auth.password_changed'],
   'auth:email_changed': ['info', 'auth.email_changed'],

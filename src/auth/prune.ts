@@ -1,7 +1,8 @@
 /**
  * @module auth/prune
  * Housekeeping for the tables auth grows: web logins past their lifetime or idle timeout, expired reset links, remember-me tokens,
- * mailed links (verification, "This wasn't me"), expired personal access tokens, finished
+ * mailed links (verification, "This wasn't me"), expired personal access tokens, revoked or
+ * expired API token families, finished
  * throttle windows and audit rows older than `GUARDS.audit.keep_days`. Each table is skipped
  * when the app does not have it. Run by `node craft auth:prune`.
  */
@@ -37,6 +38,10 @@ export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, now:
   await prune('remember_tokens', (q) => q.where('expires_at', '<=', now))
   await prune('user_tokens', (q) => q.where('expires_at', '<=', now))
   await prune('personal_access_tokens', (q) => q.whereNotNull('expires_at').where('expires_at', '<=', now))
+  // API token families (`DRIVERS.jwt.store = 'table'`): revoked ones, and those past `max_age`.
+  await prune('api_tokens', (q) => q.whereNotNull('revoked_at').orWhere((w) => w.whereNotNull('expires_at').where('expires_at', '<=', now)))
+  // Their encrypted successors, kept for retries (reuse_window is at most an hour), go too.
+  if (await db.schema.hasTable('api_tokens')) await db('api_tokens').whereNotNull('successor').where('replaced_at', '<', new Date(now.getTime() - 3_600_000)).update({ successor: null })
   await prune(THROTTLE_TABLE, (q) => q.where('reset_at', '<=', now.getTime()))
   if (config.audit.keepDays !== null) {
     const cutoff = new Date(now.getTime() - config.audit.keepDays * 86_400_000)

@@ -110,7 +110,7 @@ export class JwtCodec {
    * Issues a token for the user whose primary key is `sub`. Returns the compact JWT and the
    * claims it carries.
    */
-  sign(sub: string | number): SignedJwt {
+  sign(sub: string | number, claims?: Record<string, unknown>): SignedJwt {
     const subject = typeof sub === 'number' && Number.isFinite(sub) ? String(sub) : sub
     if (typeof subject !== 'string' || subject === '') {
       throw new FrameworkError('E_JWT_INVALID_SUBJECT', `A JWT subject must be a non-empty string or a finite number, got ${String(sub)}.`)
@@ -123,6 +123,8 @@ export class JwtCodec {
       version: this.version,
     }
     if (this.lifetimeSeconds !== null) payload.exp = iat + this.lifetimeSeconds
+    // Extra claims (`uep` with `revocation: 'epoch'`) never replace the registered ones above.
+    if (claims) for (const [name, value] of Object.entries(claims)) if (!Object.hasOwn(payload, name)) payload[name] = value
     return { token: this.#sign(payload), payload }
   }
 

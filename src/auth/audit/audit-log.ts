@@ -27,6 +27,7 @@ const RECORDED: Record<keyof AuthEvents, true> = {
   'auth:token_issued': true,
   'auth:token_reissued': true,
   'auth:token_revoked': true,
+  'auth:token_reuse_detected': true,
   'auth:email_verified': true,
   'auth:password_changed': true,
   'auth:email_changed': true,

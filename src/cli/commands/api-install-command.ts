@@ -21,6 +21,8 @@ import { colors } from '../output.js'
 import { wireApi } from '../wiring/api-wiring.js'
 import { personalTokensMigration } from './token-create-command.js'
 import type { EditOutcome } from '../wiring/file-edits.js'
+import { apiTokensMigration, setTableStore, storeOption } from './api-tokens-store.js'
+import { revocationOption, setEpochRevocation, tokenEpochMigration } from './api-epoch-revocation.js'
 
 /** One line per step of the wiring: what changed, what was already there, what was refused. */
 export function reportWiring(ctx: Pick<CliContext, 'out'>, outcomes: EditOutcome[]): void {
@@ -44,8 +46,10 @@ export function registerApiInstallCommand(program: Command, ctx: CliContext): vo
     )
     .option('--force', 'rewrite config/api.ts (JWT_SECRET and JWT_PRIVATE_KEY are never replaced)')
     .option('--algorithm <name>', 'HS512 (default), HS384, HS256, or EdDSA, ES256, RS256: a key pair, its private key in .env as JWT_PRIVATE_KEY')
+    .option('--store <kind>', "table: per-device token families in api_tokens (writes its migration and store: 'table'); column (default): the user's token column")
+    .option('--revocation <kind>', "epoch: every token carries its user's token_epoch, raised by every \"log out everywhere\" (writes its migration and revocation: 'epoch')")
     .option('--wire', 'also make every other step of turning the API on: ApiProvider, routes/api.ts, the Kernel stacks, the User model, the token migration, Api.routes()')
-    .action((opts: { force?: boolean; wire?: boolean; algorithm?: string }) => {
+    .action((opts: { force?: boolean; wire?: boolean; algorithm?: string; store?: string; revocation?: string }) => {
       const ok = installApi(ctx, ctx.requireApp(), opts)
       if (!ok) process.exitCode = 1
       else if (opts.wire) ctx.out('Then run: node craft migrate')
@@ -113,8 +117,10 @@ function configSource(algorithm: JwtAlgorithm): string {
  * `api:install`'s work: the JWT_SECRET, config/api.ts, and with `wire` every other step. False
  * when a wiring step was refused (its file no longer has the expected shape).
  */
-export function installApi(ctx: Pick<CliContext, 'out'>, root: string, opts: { force?: boolean; wire?: boolean; algorithm?: string }): boolean {
+export function installApi(ctx: Pick<CliContext, 'out'>, root: string, opts: { force?: boolean; wire?: boolean; algorithm?: string; store?: string; revocation?: string }): boolean {
   const algorithm = algorithmOption(opts.algorithm)
+  const revocation = revocationOption(opts.revocation)
+  const store = storeOption(opts.store)
   // The secret (or key) first: a missing one is added even when config/api.ts exists and the
   // write below refuses (without --force) to overwrite it.
   const envPath = `${root}/.env`
@@ -133,8 +139,23 @@ export function installApi(ctx: Pick<CliContext, 'out'>, root: string, opts: { f
   // whose write may refuse).
   writeFiles(personalTokensMigration(root), { root, out: ctx.out })
   const config = `${root}/config/api.ts`
-  if (opts.wire && existsSync(config) && !opts.force) ctx.out(colors().dim('Already done: config/api.ts'))
+  // `--store table` on an installed API only adds the table and the setting (below).
+  if ((opts.wire || store === 'table' || revocation) && existsSync(config) && !opts.force) ctx.out(colors().dim('Already done: config/api.ts'))
   else writeFiles([{ path: config, contents: configSource(algorithm) }], { force: opts.force, root, out: ctx.out })
+  if (store === 'table') {
+    // Per-device token families: their table, and the setting (kept in an existing config/api.ts).
+    writeFiles(apiTokensMigration(root), { root, out: ctx.out })
+    const outcome = setTableStore(config)
+    if (outcome === 'changed') ctx.out(`${colors().green('Updated')} config/api.ts (store: 'table')`)
+    else if (outcome === 'refused') ctx.out(colors().yellow("Not changed: config/api.ts (no jwt driver found); add store: 'table' to DRIVERS.jwt by hand"))
+  }
+  if (revocation === 'epoch') {
+    // Token epochs: the users' columns, and the setting (kept in an existing config/api.ts).
+    writeFiles(tokenEpochMigration(root), { root, out: ctx.out })
+    const outcome = setEpochRevocation(config)
+    if (outcome === 'changed') ctx.out(`${colors().green('Updated')} config/api.ts (revocation: 'epoch')`)
+    else if (outcome === 'refused') ctx.out(colors().yellow("Not changed: config/api.ts (no jwt driver found); add revocation: 'epoch' to DRIVERS.jwt by hand"))
+  }
   if (!opts.wire) return true
   const outcomes = wireApi(root)
   reportWiring(ctx, outcomes)

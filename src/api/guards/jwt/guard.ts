@@ -17,7 +17,8 @@ import { BaseGuard } from '../../../auth/guards/base-guard.js'
 import { eventBase } from '../../../auth/events.js'
 import { timingSafeEqualString } from '../../../auth/tokens/index.js'
 import { JwtError, JwtRevokedError } from '../../jwt/index.js'
-import { ReauthFailedError, TokenInvalidError, TokenMissingError } from '../../errors.js'
+import { ReauthFailedError, TokenInvalidError, TokenMissingError, TokenReusedError } from '../../errors.js'
+import type { ReuseDetail } from '../../families/token-families.js'
 import { bearerToken } from './bearer-token.js'
 import { VerifiedBearer } from './verified-bearer.js'
 import type { JwtGuardDependencies, TokenRecord, VerifiedToken } from './types.js'
@@ -64,6 +65,12 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
       if (!record) throw new TokenInvalidError()
       return record.user()
     }
+    // `store: 'table'`: the token must be its family's current one (the token column is unused).
+    const families = this.#deps.jwt.families
+    if (families) {
+      if (!record || !(await families.isCurrent(verified.payload.sub, verified.payload.fid, verified.digest))) throw new TokenInvalidError({ cause: new JwtRevokedError() })
+      return record.user()
+    }
     if (!record || !timingSafeEqualString(record.digest, verified.digest)) throw new TokenInvalidError({ cause: new JwtRevokedError() })
     return record.user()
   }
@@ -74,7 +81,7 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
 
   /** Issues a token for `user` (replacing its current one); it is left in `guard.token`. */
   async login(user: User): Promise<void> {
-    this.token = await this.#deps.jwt.issue(user)
+    this.token = await this.#deps.jwt.issue(user, { userAgent: this.ctx.request.header('user-agent') ?? null, ip: this.ctx.request.ip() })
     this.setUser(user)
     this.#deps.events.emit('auth:token_issued', eventBase(this.ctx, this.name, user))
   }
@@ -83,6 +90,15 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
   async logout(): Promise<void> {
     const personal = this.#verifiedValue?.personal
     if (personal) return this.#logoutPersonal(personal)
+    // `store: 'table'`: the presented token's family ends (the user's other devices stay).
+    const families = this.#deps.jwt.families
+    const verified = this.#verifiedValue
+    if (families && verified) {
+      const userId = await families.endByToken(verified.token, verified.payload)
+      this.setUser(null)
+      if (userId !== null) this.#deps.events.emit('auth:token_revoked', { ...eventBase(this.ctx, this.name, null), userId })
+      return
+    }
     const user = this.user ?? ((await this.check()) ? this.user : null)
     if (user) await this.#deps.jwt.revoke(user)
     this.setUser(null)
@@ -103,11 +119,17 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
   /** Exchanges a (possibly expired) current token for a new one; throws ReauthFailedError. */
   async reissue(oldToken: unknown): Promise<string> {
     try {
-      const { token, sub } = await this.#deps.jwt.reissue(oldToken)
+      const { token, sub } = await this.#deps.jwt.reissue(oldToken, { userAgent: this.ctx.request.header('user-agent') ?? null, ip: this.ctx.request.ip() })
       this.#deps.events.emit('auth:token_reissued', { ...eventBase(this.ctx, this.name, null), userId: sub })
       return token
     } catch (error) {
       if (!(error instanceof JwtError)) throw error
+      if (error.code === 'E_JWT_REUSED') {
+        // A replaced token after the reuse window: its family is revoked (by this request or one racing it).
+        const detail = error.cause as ReuseDetail
+        if (detail.detected) this.#deps.events.emit('auth:token_reuse_detected', { ...eventBase(this.ctx, this.name, null), userId: detail.userId, familyId: detail.familyId })
+        throw new TokenReusedError({ cause: error })
+      }
       this.ctx.app.log.info('auth.reauth_failed', { guard: this.name, code: error.code, ip: this.ctx.request.ip(), request_id: this.ctx.request.id })
       throw new ReauthFailedError({ cause: error })
     }
@@ -124,7 +146,12 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     } catch (error) {
       throw error instanceof JwtError ? this.#rejected(new TokenInvalidError({ cause: error })) : error
     }
-    if (this.#deps.jwt.authenticates) {
+    if (this.#deps.jwt.authenticates && this.#deps.jwt.families) {
+      // `store: 'table'`: the token must be its family's current one (one look-up by its digest).
+      if (!(await this.#deps.jwt.families.isCurrent(verified.payload.sub, verified.payload.fid, verified.digest))) {
+        throw this.#rejected(new TokenInvalidError({ cause: new JwtRevokedError() }))
+      }
+    } else if (this.#deps.jwt.authenticates) {
       const record = await this.#recordOf(verified.payload.sub)
       if (!record || !timingSafeEqualString(record.digest, verified.digest)) throw this.#rejected(new TokenInvalidError({ cause: new JwtRevokedError() }))
     }

@@ -1,0 +1,275 @@
+/**
+ * @module api/families/token-families
+ * Per-device token families (`DRIVERS.jwt.store = 'table'`): the API's JWTs kept in `api_tokens`,
+ * one row per token (its SHA-256 only), grouped by a random family id that every token of one
+ * device carries as its `fid` claim.
+ * - `start()`: a login (POST authRoute) starts a new family with its first token.
+ * - `rotate()`: reauth. The swap is one conditional UPDATE (`WHERE token_hash = old AND
+ *   replaced_by_hash IS NULL`), so of N concurrent reauths with one token, in one process or
+ *   several, exactly one rotates. Every other caller reads the row back: inside
+ *   `reuse_window` seconds it answers the same successor (kept encrypted with APP_KEY on the
+ *   replaced row for that time only); after it, the family is revoked (reuse detection, RFC 9700
+ *   §4.14) and the caller gets `E_JWT_REUSED`. A family older than `max_age` minutes reauths no
+ *   more (`E_JWT_FAMILY_EXPIRED`): the client logs in again.
+ * - `isCurrent()`: with `authenticates: true`, a token must be its family's current one.
+ * - `endByToken()`, `revokeFamily()`, `revokeUser()`: logout, revoke by value, the devices page
+ *   and the account-wide revoker.
+ * Failures are `JwtError`s with a code; the guard turns them into HTTP answers.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Knex } from 'knex'
+import { db } from '../../database/database-manager.js'
+import { JwtError, JwtInvalidError, JwtRevokedError, sha256Hex, type JwtPayload } from '../jwt/index.js'
+import { describeUserAgent } from '../../auth/accounts/devices.js'
+
+export const API_TOKENS_TABLE = 'api_tokens'
+/** `last_used_at` moves at most this often per token (authenticated requests). */
+const TOUCH_EVERY_MS = 60_000
+
+/** Encrypts and decrypts a successor for the reuse window (APP_KEY; see ApiProvider). */
+export interface Sealer {
+  seal(value: string): string
+  open(sealed: string): string | undefined
+}
+
+export interface FamilyOptions {
+  /** Users' database connection (the model's). */
+  connection?: string
+  /** Seconds during which a replaced token is answered its successor (default 10). */
+  reuseWindow: number
+  /** A family's life in minutes (default 43200); null: unlimited. */
+  maxAge: number | null
+  /** Signs a token for `sub` with extra claims. */
+  sign(sub: string, claims: Record<string, unknown>): string
+  sealer: Sealer
+  now?: () => number
+}
+
+/** Where a token was asked for: the device label and address stored with the family. */
+export interface FamilyMeta {
+  userAgent?: string | null
+  ip?: string | null
+}
+
+/** What a reuse detection tells the guard (the `cause` of an `E_JWT_REUSED` JwtError). */
+export interface ReuseDetail {
+  userId: string
+  familyId: string
+  /** This request revoked the family (others racing it only learn it is gone): emit once. */
+  detected: boolean
+}
+
+type Row = Record<string, any>
+
+function ms(value: unknown): number | null {
+  if (value === null || value === undefined || value === '') return null
+  const t = new Date(value as string | number | Date).getTime()
+  return Number.isFinite(t) ? t : null
+}
+
+/** A family id as the devices page shows it: `api-<fid>`. */
+const DEVICE_ID = /^api-([A-Za-z0-9_-]{22})$/
+
+export class TokenFamilies {
+  readonly reuseWindow: number
+  readonly maxAge: number | null
+  readonly #options: FamilyOptions
+
+  constructor(options: FamilyOptions) {
+    this.#options = options
+    this.reuseWindow = options.reuseWindow
+    this.maxAge = options.maxAge
+  }
+
+  get db(): Knex {
+    return db(this.#options.connection)
+  }
+
+  #now(): number {
+    return (this.#options.now ?? Date.now)()
+  }
+
+  /** A new family for `userId`, and its first token. */
+  async start(userId: string, meta: FamilyMeta = {}, claims: Record<string, unknown> = {}): Promise<{ token: string; familyId: string }> {
+    const familyId = randomBytes(16).toString('base64url')
+    const token = this.#options.sign(userId, { ...claims, fid: familyId })
+    const now = new Date(this.#now())
+    await this.db(API_TOKENS_TABLE).insert({
+      family_id: familyId,
+      user_id: userId,
+      token_hash: sha256Hex(token),
+      device: describeUserAgent(meta.userAgent).slice(0, 255),
+      ip: meta.ip ? String(meta.ip).slice(0, 45) : null,
+      created_at: now,
+      last_used_at: now,
+      family_created_at: now,
+      expires_at: this.maxAge === null ? null : new Date(now.getTime() + Math.round(this.maxAge * 60_000)),
+    })
+    return { token, familyId }
+  }
+
+  /**
+   * Reauth: the successor of `oldToken` (already verified, expiry ignored: `payload`) in its
+   * family, signed with `claims` too; throws a JwtError (see the module).
+   */
+  async rotate(oldToken: string, payload: JwtPayload, meta: FamilyMeta = {}, claims: Record<string, unknown> = {}): Promise<{ token: string; sub: string; retried: boolean }> {
+    const fid = payload.fid
+    // A token of the single-column store (no family) cannot be reissued here.
+    if (typeof fid !== 'string' || fid === '') throw new JwtRevokedError()
+    const oldHash = sha256Hex(oldToken)
+    let row = (await this.db(API_TOKENS_TABLE).where('token_hash', oldHash).first()) as Row | undefined
+    if (!row) {
+      // Signed by this app, of a family, yet unknown: a replaced token whose row was pruned. If
+      // its family still lives, that is reuse like any other.
+      const alive = await this.db(API_TOKENS_TABLE).where({ family_id: fid }).whereNull('revoked_at').first('user_id')
+      if (alive && String(alive.user_id) === payload.sub) throw await this.#reused(payload.sub, fid)
+      throw new JwtRevokedError()
+    }
+    if (String(row.user_id) !== payload.sub || row.family_id !== fid) throw new JwtInvalidError('The token does not belong to its family.')
+    if (row.revoked_at !== null && row.revoked_at !== undefined) throw new JwtRevokedError()
+    const now = this.#now()
+    if (this.#expired(row, now)) throw new JwtError('E_JWT_FAMILY_EXPIRED', 'The token family is older than max_age: log in again.')
+    if (row.replaced_by_hash === null || row.replaced_by_hash === undefined) {
+      const token = this.#options.sign(payload.sub, { ...claims, fid })
+      const newHash = sha256Hex(token)
+      const at = new Date(now)
+      const won = await this.db.transaction(async (trx) => {
+        // The rotation itself: only one caller can move this row from current to replaced.
+        const changed = Number(
+          await trx(API_TOKENS_TABLE)
+            .where('token_hash', oldHash)
+            .whereNull('replaced_by_hash')
+            .whereNull('revoked_at')
+            .update({ replaced_by_hash: newHash, replaced_at: at, successor: this.#options.sealer.seal(token) }),
+        )
+        if (changed !== 1) return false
+        await trx(API_TOKENS_TABLE).insert({
+          family_id: fid,
+          user_id: row!.user_id,
+          token_hash: newHash,
+          // The family's device stays the one that logged in; the address is the latest seen.
+          device: row!.device,
+          ip: meta.ip ? String(meta.ip).slice(0, 45) : row!.ip,
+          created_at: at,
+          last_used_at: at,
+          family_created_at: row!.family_created_at,
+          expires_at: row!.expires_at,
+        })
+        // Successors kept for retries whose window has passed are no longer needed: forget them
+        // (those still inside it stay, so a quick second rotation does not turn a retry into reuse).
+        await trx(API_TOKENS_TABLE)
+          .where('family_id', fid)
+          .whereNotNull('successor')
+          .where('replaced_at', '<', new Date(now - this.reuseWindow * 1000))
+          .update({ successor: null })
+        return true
+      })
+      if (won) return { token, sub: payload.sub, retried: false }
+      // Lost the race: read what the winner wrote (outside the transaction, so it is visible).
+      row = (await this.db(API_TOKENS_TABLE).where('token_hash', oldHash).first()) as Row | undefined
+      if (!row || (row.revoked_at !== null && row.revoked_at !== undefined)) throw new JwtRevokedError()
+    }
+    // Already replaced: a retry inside the window gets the same successor; later, it is reuse.
+    const replacedAt = ms(row.replaced_at)
+    if (replacedAt !== null && now - replacedAt <= this.reuseWindow * 1000 && typeof row.successor === 'string') {
+      const successor = this.#options.sealer.open(row.successor)
+      if (successor !== undefined) {
+        const live = await this.db(API_TOKENS_TABLE).where('token_hash', sha256Hex(successor)).whereNull('revoked_at').first('id')
+        if (!live) throw new JwtRevokedError()
+        return { token: successor, sub: payload.sub, retried: true }
+      }
+    }
+    throw await this.#reused(payload.sub, fid)
+  }
+
+  /** Revokes family `fid` and returns the `E_JWT_REUSED` error to throw. */
+  async #reused(userId: string, familyId: string): Promise<JwtError> {
+    const detected = (await this.revokeFamily(userId, familyId)) > 0
+    const detail: ReuseDetail = { userId, familyId, detected }
+    return new JwtError('E_JWT_REUSED', 'A replaced token of this family was presented again: the family is revoked.', { cause: detail })
+  }
+
+  #expired(row: Row, now: number): boolean {
+    const expires = ms(row.expires_at)
+    if (expires !== null && now >= expires) return true
+    // A lowered max_age applies to families already running too.
+    const started = ms(row.family_created_at)
+    return this.maxAge !== null && started !== null && now >= started + this.maxAge * 60_000
+  }
+
+  /**
+   * Whether `digest` is the current token of family `fid` of user `sub` (one look-up by the
+   * unique `token_hash`); moves `last_used_at` on, at most once a minute.
+   */
+  async isCurrent(sub: string, fid: unknown, digest: string): Promise<boolean> {
+    if (typeof fid !== 'string') return false
+    const row = (await this.db(API_TOKENS_TABLE).where('token_hash', digest).first()) as Row | undefined
+    if (!row || String(row.user_id) !== sub || row.family_id !== fid) return false
+    if (row.replaced_by_hash !== null && row.replaced_by_hash !== undefined) return false
+    if (row.revoked_at !== null && row.revoked_at !== undefined) return false
+    const now = this.#now()
+    if (this.#expired(row, now)) return false
+    const last = ms(row.last_used_at)
+    if (last === null || now - last >= TOUCH_EVERY_MS) {
+      try {
+        await this.db(API_TOKENS_TABLE)
+          .where('id', row.id)
+          .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', new Date(now - TOUCH_EVERY_MS)))
+          .update({ last_used_at: new Date(now) })
+      } catch {
+        // Bookkeeping only: never fails the request.
+      }
+    }
+    return true
+  }
+
+  /**
+   * Ends the family of `token` when it is that family's current (unrevoked) token: logout and
+   * RFC 7009 revocation. Returns the user id, or null when nothing was ended.
+   */
+  async endByToken(token: string, payload: JwtPayload): Promise<string | null> {
+    const fid = payload.fid
+    if (typeof fid !== 'string') return null
+    const row = (await this.db(API_TOKENS_TABLE).where('token_hash', sha256Hex(token)).first()) as Row | undefined
+    if (!row || String(row.user_id) !== payload.sub || row.family_id !== fid) return null
+    if (row.replaced_by_hash !== null && row.replaced_by_hash !== undefined) return null
+    return (await this.revokeFamily(payload.sub, fid)) > 0 ? payload.sub : null
+  }
+
+  /** Revokes every token of family `familyId` of `userId`; how many rows it changed. */
+  async revokeFamily(userId: unknown, familyId: string, knex: Knex | Knex.Transaction = this.db): Promise<number> {
+    const at = new Date(this.#now())
+    return Number(
+      await knex(API_TOKENS_TABLE)
+        .where({ family_id: familyId, user_id: userId as string })
+        .whereNull('revoked_at')
+        .update({ revoked_at: at, successor: null }),
+    )
+  }
+
+  /** Revokes every family of the user (through `knex`, which may be a transaction). */
+  async revokeUser(userId: unknown, knex: Knex | Knex.Transaction = this.db): Promise<number> {
+    return Number(
+      await knex(API_TOKENS_TABLE)
+        .where('user_id', userId as string)
+        .whereNull('revoked_at')
+        .update({ revoked_at: new Date(this.#now()), successor: null }),
+    )
+  }
+
+  /** The user's live families: one current row each (for the devices page). */
+  async listCurrent(userId: unknown): Promise<Row[]> {
+    const now = new Date(this.#now())
+    return (await this.db(API_TOKENS_TABLE)
+      .where('user_id', userId as string)
+      .whereNull('replaced_by_hash')
+      .whereNull('revoked_at')
+      .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
+      .select('family_id', 'device', 'ip', 'family_created_at', 'last_used_at', 'created_at')) as Row[]
+  }
+
+  /** `api-<fid>` → fid, or null. */
+  static familyOfDeviceId(id: string): string | null {
+    return DEVICE_ID.exec(id)?.[1] ?? null
+  }
+}
