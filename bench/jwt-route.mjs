@@ -27,10 +27,12 @@ const app = createTrowelApp({
     t
       .replace('authenticates: false', "authenticates: env('BENCH_JWT_AUTHENTICATES', false) === true")
       // `revocation: 'epoch'` (token epochs kept in memory) for the epoch row only.
-      .replace('version: null', "version: null, revocation: env('BENCH_JWT_REVOCATION', '') === 'epoch' ? 'epoch' : null"),
+      .replace('version: null', "version: null, revocation: env('BENCH_JWT_REVOCATION', '') === 'epoch' ? 'epoch' : null, store: env('BENCH_JWT_STORE', 'column')"),
 })
 // The users' token_epoch columns, for the epoch row.
 app.craft(['migration', 'add_token_epoch_to_users'])
+// The api_tokens table, for the token-families row (store: 'table').
+app.craft(['migration', 'create_api_tokens_table'])
 app.craft(['migrate'])
 const servers = []
 const usersDb = join(tmpdir(), `trowel-bench-raw-${process.pid}.sqlite`)
@@ -46,6 +48,10 @@ try {
   const token = await apiToken(off.url)
   const on = await app.serve({ name: 'trowel (authenticates: true)', env: { BENCH_JWT_AUTHENTICATES: 'true' } })
   servers.push(on)
+  // Token families: its token is its family's current one (the users' column is not touched).
+  const families = await app.serve({ name: "trowel (store: 'table', authenticates: true)", env: { BENCH_JWT_AUTHENTICATES: 'true', BENCH_JWT_STORE: 'table' } })
+  servers.push(families)
+  const familyToken = await apiToken(families.url)
 
   copyUsers(join(app.dir, 'storage/database.sqlite'), usersDb)
   const rawPort = await freePort()
@@ -60,8 +66,9 @@ try {
 
   const headers = { authorization: `Bearer ${token}` }
   const bodies = await Promise.all(
-    [`${off.url}/api/me`, `${on.url}/api/me`, `${rawUrl}/api/me`, `${rawUrl}/api/me-checked`, `${epoch.url}/api/me`].map(async (u) => {
-      const r = await fetch(u, { headers: u.startsWith(epoch.url) ? { authorization: `Bearer ${epochToken}` } : headers })
+    [`${off.url}/api/me`, `${on.url}/api/me`, `${rawUrl}/api/me`, `${rawUrl}/api/me-checked`, `${epoch.url}/api/me`, `${families.url}/api/me`].map(async (u) => {
+      const own = u.startsWith(epoch.url) ? epochToken : u.startsWith(families.url) ? familyToken : token
+      const r = await fetch(u, { headers: { authorization: `Bearer ${own}` } })
       if (r.status !== 200) throw new Error(`${u} answered ${r.status}`)
       return r.text()
     }),
@@ -75,6 +82,7 @@ try {
       { name: "Trowel, authenticates: false, revocation: 'epoch'", url: `${epoch.url}/api/me`, headers: { authorization: `Bearer ${epochToken}` }, pid: epoch.pid },
       { name: 'node:http + fast-jwt + digest check', url: `${rawUrl}/api/me-checked`, headers, pid: raw.pid },
       { name: 'Trowel, authenticates: true', url: `${on.url}/api/me`, headers, pid: on.pid },
+      { name: "Trowel, authenticates: true, store: 'table'", url: `${families.url}/api/me`, headers: { authorization: `Bearer ${familyToken}` }, pid: families.pid },
     ],
     opts,
   )
@@ -89,12 +97,15 @@ try {
   const offR = results.get('Trowel, authenticates: false')
   const onR = results.get('Trowel, authenticates: true')
   const epochR = results.get("Trowel, authenticates: false, revocation: 'epoch'")
+  const tableR = results.get("Trowel, authenticates: true, store: 'table'")
+  const tableRatio = tableR.rps / onR.rps
   const epochRatio = epochR.rps / offR.rps
   const ratio = offR.rps / limit.rps
   const verdict = [
     `\`authenticates: false\` / node:http + fast-jwt = ${fmtRatio(ratio)} in req/s (target ≥ 0.8: ${ratio >= 0.8 ? 'met' : '**missed**'}); ${fmtRatio(offR.perCpu / limit.perCpu)} per server CPU-second.`,
     `\`revocation: 'epoch'\` / plain \`authenticates: false\` = ${fmtRatio(epochRatio)} in req/s (target ≥ 0.95: ${epochRatio >= 0.95 ? 'met' : '**missed**'}); ${fmtRatio(epochR.perCpu / offR.perCpu)} per server CPU-second.`,
     `\`authenticates: true\` / node:http + fast-jwt = ${fmtRatio(onR.rps / limit.rps)}; / the same plus the digest check = ${fmtRatio(onR.rps / checked.rps)} (${fmtRatio(onR.perCpu / checked.perCpu)} per CPU-second).`,
+    `\`store: 'table'\` / the column store, both \`authenticates: true\` = ${fmtRatio(tableRatio)} in req/s (target ≥ 0.9: ${tableRatio >= 0.9 ? 'met' : '**missed**'}); ${fmtRatio(tableR.perCpu / onR.perCpu)} per server CPU-second.`,
   ].join('\n')
   console.log('\n' + verdict)
   writeResultsSection('jwt', [

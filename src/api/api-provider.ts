@@ -126,7 +126,7 @@ export class ApiProvider extends ServiceProvider {
     if (app.has('auth.manager')) {
       app.make('auth.manager').extend('jwt', (ctx, name) => {
         const jwt = app.make('api.jwt')
-        return new JwtGuard(name, ctx, { jwt, provider: jwt.provider, verifier: app.make('auth.verifier'), events: app.events, personal: app.make('api.personal_tokens') })
+        return new JwtGuard(name, ctx, { jwt, provider: jwt.provider, verifier: app.make('auth.verifier'), events: app.events, personal: app.make('api.personal_tokens'), challenge: app.make('auth.manager').challenge })
       })
       // Personal access tokens end when every login ends (password reset, "This wasn't me", account
       // deletion): a taken-over account's tokens must die with it. A revocation that keeps the

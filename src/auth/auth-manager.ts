@@ -15,6 +15,7 @@ import type { LoginTokenRepository } from './guards/web/login-token-repository.j
 import type { PasswordBroker } from './password-broker.js'
 import type { UserTokens } from './accounts/user-tokens.js'
 import type { LoginRevoker } from './accounts/login-revoker.js'
+import type { LoginChallenge } from './guards/base-guard.js'
 import type { Registrar } from './registrar.js'
 import type { Hasher, PasswordPolicy } from './hashing/index.js'
 import type { AuthModel } from './user-providers/model-user-provider.js'
@@ -56,6 +57,16 @@ export class AuthManager {
   readonly events: Emitter
   readonly budgets: Record<BudgetName, Budget>
   readonly #factories = new Map<string, GuardFactory>()
+  /**
+   * Steps every guard's `attempt()` runs after a correct password and before the login, in order
+   * (e.g. a second factor answering 401 `E_MFA_REQUIRED`). Empty by default.
+   */
+  readonly challenges: LoginChallenge[] = []
+
+  /** Runs `challenges` for a user whose password was right: returns, or throws to hold the login back. */
+  readonly challenge: LoginChallenge = async (ctx, guard, user) => {
+    for (const step of this.challenges) await step(ctx, guard, user)
+  }
 
   constructor(deps: AuthManagerDependencies) {
     this.config = deps.config

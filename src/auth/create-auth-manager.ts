@@ -67,7 +67,7 @@ export function createAuthManager(app: Application): AuthManager {
       provider = new ModelUserProvider(resolved.modelFor(name)!)
       providers.set(name, provider)
     }
-    return new WebGuard(name, ctx, { provider, verifier: manager.verifier, tokens, remember, events: app.events })
+    return new WebGuard(name, ctx, { provider, verifier: manager.verifier, tokens, remember, events: app.events, challenge: manager.challenge })
   })
   return manager
 }

@@ -13,10 +13,19 @@ import type { AuthUser, CredentialUserProvider } from '../types.js'
 import { eventBase } from '../events.js'
 import type { Guard } from './guard.js'
 
+/**
+ * A step between a correct password and the login (a second factor, say): it returns to let the
+ * login happen, or throws (an HttpError the route answers with) to hold it back. Registered on
+ * the AuthManager (`manager.challenges`), run by every guard's `attempt()` in order.
+ */
+export type LoginChallenge = (ctx: HttpContext, guard: string, user: AuthUser) => Promise<void> | void
+
 export interface GuardDependencies<User extends AuthUser> {
   provider: CredentialUserProvider<User>
   verifier: CredentialVerifier
   events: Emitter
+  /** The AuthManager's login challenges, run after a correct password and before the login. */
+  challenge?: LoginChallenge
 }
 
 export abstract class BaseGuard<User extends AuthUser = AuthUser> implements Guard<User> {
@@ -102,6 +111,8 @@ export abstract class BaseGuard<User extends AuthUser = AuthUser> implements Gua
       events.emit('auth:login_failed', eventBase(this.ctx, this.name, result.user))
       return null
     }
+    // A registered step (a second factor) may hold the login back by throwing.
+    await this.deps.challenge?.(this.ctx, this.name, result.user)
     // Read before login(): the request's own cookies tell whether this browser knew the account.
     const knownDevice = this.knownDevice(result.user.getKey())
     await this.login(result.user)

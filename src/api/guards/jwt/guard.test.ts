@@ -133,6 +133,29 @@ describe('JwtGuard', () => {
       assert.equal(ada.token, sha256Hex(g.token!))
       assert.deepEqual(events.map(([n]) => n).sort(), ['auth:login_succeeded', 'auth:token_issued'])
     })
+
+    it('a login challenge (the second-factor hook) runs after a correct password and can hold the login back', async () => {
+      const seen: string[] = []
+      const held = new UnauthorizedError('A second factor is required.', { code: 'E_MFA_REQUIRED' })
+      const challenge = async (_ctx: unknown, name: string, user: { getKey(): unknown }) => {
+        seen.push(`${name}:${String(user.getKey())}`)
+        if (user.getKey() === 1) throw held
+      }
+      const verifier = new CredentialVerifier(new FakeHasher(), new LoginThrottle(new MemoryThrottleStore()), app.log)
+      const jwt = service()
+      const g = new JwtGuard('jwt', fakeContext(app), { jwt, provider, verifier, events: app.events, challenge })
+      assert.equal(await g.attempt('ada@example.test', 'wrong'), null, 'a wrong password never reaches the challenge')
+      assert.deepEqual(seen, [])
+      await assert.rejects(g.attempt('ada@example.test', 'correct horse'), (e: unknown) => e === held)
+      assert.deepEqual(seen, ['jwt:1'])
+      assert.equal(g.token, null, 'no token issued')
+      assert.equal(ada.token ?? null, null, 'nothing stored')
+      assert.deepEqual(events.filter(([n]) => n === 'auth:login_succeeded' || n === 'auth:token_issued'), [])
+      provider.add(2, 'bob@example.test', 'plain:bob password')
+      const ok = new JwtGuard('jwt', fakeContext(app), { jwt, provider, verifier, events: app.events, challenge })
+      assert.equal((await ok.attempt('bob@example.test', 'bob password'))?.id, 2, 'a challenge that returns lets the login happen')
+      assert.equal(typeof ok.token, 'string')
+    })
   })
 
   describe('reissue', () => {
