@@ -12,6 +12,7 @@ import type { Knex } from 'knex'
 import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
 import { Client, type HttpResult } from '../helpers/http-client.js'
 import { applyApiSteps, applyAuthSteps } from '../helpers/seed-steps.js'
+import { budgetsOff, setWebGuard } from '../helpers/auth-config.js'
 import { PASSWORD, appDb } from '../helpers/security-kit.js'
 
 const NEW_PASSWORD = 'a brand new passphrase 42'
@@ -40,16 +41,8 @@ describe('account pages', () => {
     applyApiSteps(app)
     // Every request comes from 127.0.0.1: the per-address budgets would trip. `confirm` stays
     // (per account) for the throttling test; the other tests use an account each.
-    app.edit('config/auth.ts', (t) =>
-      t
-        .replace(/login: \{ attempts: \d+, minutes: \d+ \}/, 'login: null')
-        .replace(/ip: \{ attempts: \d+, minutes: \d+ \}/, 'ip: null')
-        .replace(/account: \{ attempts: \d+, minutes: \d+ \}/, 'account: null')
-        .replace(/register: \{ attempts: \d+, minutes: \d+ \}/, 'register: null')
-        .replace(/reset: \{ attempts: \d+, minutes: \d+ \}/, 'reset: null')
-        .replace(/verify: \{ attempts: \d+, minutes: \d+ \}/, 'verify: null')
-        .replace('web: { model: User }', `web: { model: User, password_timeout: ${CONFIRM_SECONDS / 60} }`),
-    )
+    budgetsOff(app, ['confirm'])
+    setWebGuard(app, { password_timeout: CONFIRM_SECONDS / 60 })
     migrate(app)
     server = await app.serve()
     db = appDb(app)

@@ -12,6 +12,7 @@ import type { Knex } from 'knex'
 import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
 import { Client } from '../helpers/http-client.js'
 import { applyAuthSteps } from '../helpers/seed-steps.js'
+import { budgetsOff, setWebGuard } from '../helpers/auth-config.js'
 import { PASSWORD, appDb } from '../helpers/security-kit.js'
 
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:132.0) Gecko/20100101 Firefox/132.0'
@@ -28,17 +29,9 @@ describe('devices page', () => {
   before(async () => {
     app = await newApp({ env: { MAIL_DRIVER: 'log' } })
     applyAuthSteps(app)
-    // Every request comes from 127.0.0.1: the per-address budgets would trip.
-    app.edit('config/auth.ts', (t) =>
-      t
-        .replace(/login: \{ attempts: \d+, minutes: \d+ \}/, 'login: null')
-        .replace(/ip: \{ attempts: \d+, minutes: \d+ \}/, 'ip: null')
-        .replace(/account: \{ attempts: \d+, minutes: \d+ \}/, 'account: null')
-        .replace(/register: \{ attempts: \d+, minutes: \d+ \}/, 'register: null')
-        .replace(/verify: \{ attempts: \d+, minutes: \d+ \}/, 'verify: null')
-        .replace(/confirm: \{ attempts: \d+, minutes: \d+ \}/, 'confirm: null')
-        .replace('web: { model: User }', `web: { model: User, password_timeout: ${CONFIRM_SECONDS / 60} }`),
-    )
+    // Every request comes from 127.0.0.1: the per-address budgets would trip. (`reset` is not used.)
+    budgetsOff(app, ['reset'])
+    setWebGuard(app, { password_timeout: CONFIRM_SECONDS / 60 })
     migrate(app)
     server = await app.serve()
     db = appDb(app)
