@@ -16,6 +16,7 @@
  *   and the account-wide revoker.
  * Failures are `JwtError`s with a code; the guard turns them into HTTP answers.
  */
+import { retryOnDeadlock } from '../../database/retry-deadlock.js'
 import { randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
 import { db } from '../../database/database-manager.js'
@@ -133,7 +134,9 @@ export class TokenFamilies {
       const token = this.#options.sign(payload.sub, { ...claims, fid })
       const newHash = sha256Hex(token)
       const at = new Date(now)
-      const won = await this.db.transaction(async (trx) => {
+      // MySQL/MariaDB may pick one of several concurrent rotations as a deadlock victim: run it again
+      // (its conditional update then sees the winner's rotation and it reads the successor).
+      const won = await retryOnDeadlock(() => this.db.transaction(async (trx) => {
         // The rotation itself: only one caller can move this row from current to replaced.
         const changed = Number(
           await trx(API_TOKENS_TABLE)
@@ -163,7 +166,7 @@ export class TokenFamilies {
           .where('replaced_at', '<', new Date(now - this.reuseWindow * 1000))
           .update({ successor: null })
         return true
-      })
+      }))
       if (won) return { token, sub: payload.sub, retried: false }
       // Lost the race: read what the winner wrote (outside the transaction, so it is visible).
       row = (await this.db(API_TOKENS_TABLE).where('token_hash', oldHash).first()) as Row | undefined
@@ -239,12 +242,15 @@ export class TokenFamilies {
   /** Revokes every token of family `familyId` of `userId`; how many rows it changed. */
   async revokeFamily(userId: unknown, familyId: string, knex: Knex | Knex.Transaction = this.db): Promise<number> {
     const at = new Date(this.#now())
-    return Number(
-      await knex(API_TOKENS_TABLE)
-        .where({ family_id: familyId, user_id: userId as string })
-        .whereNull('revoked_at')
-        .update({ revoked_at: at, successor: null }),
-    )
+    const revoke = async () =>
+      Number(
+        await knex(API_TOKENS_TABLE)
+          .where({ family_id: familyId, user_id: userId as string })
+          .whereNull('revoked_at')
+          .update({ revoked_at: at, successor: null }),
+      )
+    // On its own (not inside a caller's transaction) it can be retried after a deadlock.
+    return knex === this.db ? retryOnDeadlock(revoke) : revoke()
   }
 
   /** Revokes every family of the user (through `knex`, which may be a transaction). */
