@@ -3,7 +3,8 @@
  * What every generator does: render a stub, refuse to overwrite an existing file without
  * `--force`, write it (creating folders), print its path.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { migrationFileName, nextMigrationDate } from '../database/migration-stubs.js'
 import { dirname, relative } from 'node:path'
 import { FRAMEWORK_ROOT } from '../foundation/application.js'
 import { CliError } from './cli-error.js'
@@ -49,4 +50,20 @@ export function pascalCase(value: string): string {
     .filter(Boolean)
     .map((part) => part[0]!.toUpperCase() + part.slice(1))
     .join('')
+}
+
+/**
+ * The framework's migrations `names` (stubs/migrations/<name>.ts) that the app has none of yet
+ * (any timestamp), named from the next free timestamp on, one second apart, in the given order.
+ */
+export function missingFrameworkMigrations(root: string, names: readonly string[]): { path: string; contents: string }[] {
+  const folder = `${root}/databases/migrations`
+  const existing = existsSync(folder) ? readdirSync(folder) : []
+  const date = nextMigrationDate(existing)
+  return names
+    .filter((name) => !existing.some((f) => f.replace(/\.[a-z]+$/, '').endsWith(`_${name}`)))
+    .map((name, i) => ({
+      path: `${folder}/${migrationFileName(name, new Date(date.getTime() + i * 1000))}`,
+      contents: readStub(`migrations/${name}.ts`),
+    }))
 }

@@ -4,9 +4,8 @@
  * `token_epoch` and `token_epoch_at`), unless the app has one of that name, and
  * `revocation: 'epoch'` in `config/api.ts`'s jwt driver.
  */
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
-import { FRAMEWORK_ROOT } from '../../foundation/application.js'
-import { migrationFileName, nextMigrationDate } from '../../database/migration-stubs.js'
+import { missingFrameworkMigrations } from '../generator.js'
+import { setJwtDriverKey } from '../wiring/file-edits.js'
 import { CliError } from '../cli-error.js'
 
 export const TOKEN_EPOCH_MIGRATION = 'add_token_epoch_to_users'
@@ -20,32 +19,10 @@ export function revocationOption(value: string | undefined): 'epoch' | null {
 
 /** The token epoch migration, unless the app has one of that name (any timestamp). */
 export function tokenEpochMigration(root: string): { path: string; contents: string }[] {
-  const folder = `${root}/databases/migrations`
-  if (!existsSync(folder)) return []
-  const existing = readdirSync(folder)
-  if (existing.some((f) => f.replace(/\.[a-z]+$/, '').endsWith(`_${TOKEN_EPOCH_MIGRATION}`))) return []
-  return [
-    {
-      path: `${folder}/${migrationFileName(TOKEN_EPOCH_MIGRATION, nextMigrationDate(existing))}`,
-      contents: readFileSync(`${FRAMEWORK_ROOT}/stubs/migrations/${TOKEN_EPOCH_MIGRATION}.ts`, 'utf8'),
-    },
-  ]
+  return missingFrameworkMigrations(root, [TOKEN_EPOCH_MIGRATION])
 }
 
 /** Writes `revocation: 'epoch'` into the jwt driver of config/api.ts (first key of `jwt: {`). */
 export function setEpochRevocation(configPath: string): 'changed' | 'present' | 'refused' {
-  if (!existsSync(configPath)) return 'refused'
-  const source = readFileSync(configPath, 'utf8')
-  if (/\brevocation\s*:\s*['"]epoch['"]/.test(source)) return 'present'
-  if (/\brevocation\s*:/.test(source)) {
-    const replaced = source.replace(/\brevocation\s*:\s*null\b/, "revocation: 'epoch'")
-    if (replaced === source) return 'refused'
-    writeFileSync(configPath, replaced)
-    return 'changed'
-  }
-  const at = source.search(/\bjwt\s*:\s*\{/)
-  if (at === -1) return 'refused'
-  const brace = source.indexOf('{', at)
-  writeFileSync(configPath, source.slice(0, brace + 1) + " revocation: 'epoch'," + source.slice(brace + 1))
-  return 'changed'
+  return setJwtDriverKey(configPath, 'revocation', 'epoch', 'null\\b')
 }

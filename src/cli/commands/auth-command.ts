@@ -7,9 +7,8 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import type { Command } from 'commander'
 import { FRAMEWORK_ROOT } from '../../foundation/application.js'
-import { writeFiles } from '../generator.js'
+import { writeFiles, missingFrameworkMigrations } from '../generator.js'
 import { colors } from '../output.js'
-import { migrationFileName, nextMigrationDate } from '../../database/migration-stubs.js'
 import type { CliContext } from '../context.js'
 
 /** Every file under `dir` (recursively), as paths relative to it, sorted. */
@@ -40,13 +39,7 @@ export function authFiles(root: string): { path: string; contents: string }[] {
 const MIGRATIONS = ['create_auth_events_table', 'create_account_tables']
 
 export function authMigrations(root: string): { path: string; contents: string }[] {
-  const folder = `${root}/databases/migrations`
-  const existing = existsSync(folder) ? readdirSync(folder) : []
-  const date = nextMigrationDate(existing)
-  return MIGRATIONS.filter((name) => !existing.some((f) => f.replace(/\.[a-z]+$/, '').endsWith(`_${name}`))).map((name, i) => ({
-    path: `${folder}/${migrationFileName(name, new Date(date.getTime() + i * 1000))}`,
-    contents: readFileSync(`${FRAMEWORK_ROOT}/stubs/migrations/${name}.ts`, 'utf8'),
-  }))
+  return missingFrameworkMigrations(root, MIGRATIONS)
 }
 
 /** What `wireAuthRoutes` did to routes/web.ts. */

@@ -7,10 +7,8 @@
  * Also `personalTokensMigration(root)`: the table's migration, which `craft api:install` writes
  * when the app has none.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { missingFrameworkMigrations } from '../generator.js'
 import type { Command } from 'commander'
-import { FRAMEWORK_ROOT } from '../../foundation/application.js'
-import { migrationFileName, nextMigrationDate } from '../../database/migration-stubs.js'
 import { PERSONAL_TOKENS_TABLE } from '../../api/personal-tokens/repository.js'
 import { issuePersonalToken } from '../../api/personal-tokens/issue.js'
 import { CliError } from '../cli-error.js'
@@ -22,16 +20,7 @@ export const PERSONAL_TOKENS_MIGRATION = 'create_personal_access_tokens_table'
 
 /** The personal access tokens migration, unless the app has one of that name (any timestamp). */
 export function personalTokensMigration(root: string): { path: string; contents: string }[] {
-  const folder = `${root}/databases/migrations`
-  if (!existsSync(folder)) return []
-  const existing = readdirSync(folder)
-  if (existing.some((f) => f.replace(/\.[a-z]+$/, '').endsWith(`_${PERSONAL_TOKENS_MIGRATION}`))) return []
-  return [
-    {
-      path: `${folder}/${migrationFileName(PERSONAL_TOKENS_MIGRATION, nextMigrationDate(existing))}`,
-      contents: readFileSync(`${FRAMEWORK_ROOT}/stubs/migrations/${PERSONAL_TOKENS_MIGRATION}.ts`, 'utf8'),
-    },
-  ]
+  return missingFrameworkMigrations(root, [PERSONAL_TOKENS_MIGRATION])
 }
 
 /** `auth:token_issued` rows in the audit log, or null when there is no audit table. */

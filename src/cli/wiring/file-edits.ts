@@ -41,3 +41,26 @@ export function insertFirst(text: string, opener: RegExp, entry: string, label: 
   const at = match.index + match[0].length
   return `${text.slice(0, at)}\n  ${entry}${text.slice(at)}`
 }
+
+/**
+ * Sets `key: <value>` in the jwt driver of config/api.ts: present already → `present`; the key
+ * with a value matching `replaceable` → replaced; no key → added as the first key of `jwt: {`;
+ * anything else (another value, no `jwt: {`, no file) → `refused`, the file left alone.
+ */
+export function setJwtDriverKey(configPath: string, key: string, value: string, replaceable: string): 'changed' | 'present' | 'refused' {
+  if (!existsSync(configPath)) return 'refused'
+  const source = readFileSync(configPath, 'utf8')
+  const literal = `'${value}'`
+  if (new RegExp(`\\b${key}\\s*:\\s*['"]${value}['"]`).test(source)) return 'present'
+  if (new RegExp(`\\b${key}\\s*:`).test(source)) {
+    const replaced = source.replace(new RegExp(`\\b${key}\\s*:\\s*${replaceable}`), `${key}: ${literal}`)
+    if (replaced === source) return 'refused'
+    writeFileSync(configPath, replaced)
+    return 'changed'
+  }
+  const at = source.search(/\bjwt\s*:\s*\{/)
+  if (at === -1) return 'refused'
+  const brace = source.indexOf('{', at)
+  writeFileSync(configPath, `${source.slice(0, brace + 1)} ${key}: ${literal},${source.slice(brace + 1)}`)
+  return 'changed'
+}
