@@ -42,15 +42,16 @@ after(async () => { await client.close() })
 async function counting<T>(fn: () => Promise<T>): Promise<{ value: T; queries: string[] }> {
   const queries: string[] = []
   const prepared = client.app.make('db.manager').prepared()
-  const findBy = prepared.findBy
-  prepared.findBy = (table: string, column: string, value: unknown) => { queries.push('prepared ' + table + '.' + column); return findBy.call(prepared, table, column, value) }
+  // Every single-row look-up goes through lookup() (findBy() too).
+  const lookup = prepared.lookup
+  prepared.lookup = (table: string, column: string, value: unknown) => { queries.push('prepared ' + table + '.' + column); return lookup.call(prepared, table, column, value) }
   const listener = (q: { sql: string }) => { queries.push(q.sql) }
   db().on('query', listener)
   try {
     return { value: await fn(), queries }
   } finally {
     db().removeListener('query', listener)
-    prepared.findBy = findBy
+    prepared.lookup = lookup
   }
 }
 
@@ -216,6 +217,36 @@ for (const transport of ['database poll', 'Redis pub/sub'] as const) {
       const c = await app.serve(env)
       assert.equal((await ping(c, t)).status, 401)
       assert.equal((await ping(c, fresh)).status, 200)
+    })
+
+    it("an account deleted on one process: its tokens refused on the other within 1 s, though the user's row is gone", async () => {
+      const gone = `gone-${email}`
+      const web = new Client(a.url)
+      const registered = await web.submit('/register', '/register', { name: 'Gone', email: gone, password: PASSWORD, password_confirmation: PASSWORD })
+      assert.equal(registered.location, '/home')
+      const r = await new Client(a.url).postJson('/api/auth', { username: gone, password: PASSWORD })
+      assert.equal(r.status, 200, r.text)
+      const t = r.json().data as string
+      assert.equal((await ping(b, t)).status, 200)
+      // Deleting wants the password typed recently (a registration is not a typed password).
+      const confirmed = await web.submit('/confirm-password', '/confirm-password', { password: PASSWORD })
+      assert.equal(confirmed.status, 302, confirmed.text)
+
+      const deleted = await web.submit('/account', '/account/delete', {})
+      assert.equal(deleted.status, 302, deleted.text)
+      const deletedAt = Date.now()
+      assert.equal((await ping(a, t)).status, 401, 'refused at once where the account was deleted')
+      let elapsed = -1
+      while (Date.now() - deletedAt < 3000) {
+        if ((await ping(b, t)).status === 401) {
+          elapsed = Date.now() - deletedAt
+          break
+        }
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      assert.ok(elapsed >= 0 && elapsed <= 1000, `refused by the other process after ${elapsed} ms`)
+      const c = await app.serve(env)
+      assert.equal((await ping(c, t)).status, 401, 'a process started later refuses it too')
     })
   })
 }

@@ -78,6 +78,7 @@ describe('OpenAPI document', () => {
       'GET /api/reports/{year}',
       'PATCH /api/posts/{id}',
       'POST /api/auth',
+      'POST /api/auth/two-factor',
       'POST /api/imports',
       'POST /api/logout',
       'POST /api/posts',
@@ -149,7 +150,8 @@ describe('OpenAPI document', () => {
     assert.deepEqual(auth.requestBody.content['application/json'].schema.required, ['username', 'password'])
     assert.equal(auth.responses['401'].content['application/json'].example.code, 'E_INVALID_CREDENTIALS')
     assert.deepEqual(auth.responses['429'], { $ref: '#/components/responses/TooManyRequests' })
-    assert.equal(document.paths['/api/reauth'].post.responses['401'].content['application/json'].example.code, 'E_REAUTH_FAILED')
+    const reauthErrors = Object.values(document.paths['/api/reauth'].post.responses['401'].content['application/json'].examples).map((e: any) => e.value.code)
+    assert.deepEqual(reauthErrors, ['E_REAUTH_FAILED', 'E_TOKEN_REUSED'])
     assert.ok(document.paths['/api/revoke'].post.responses['422'])
   })
 

@@ -295,4 +295,28 @@ describe('per-device token families (store: table)', () => {
     assert.equal(refused.json().code, 'E_TOKEN_INVALID')
     assert.equal((await get('/me', t2)).status, 200)
   })
+
+  it("with revocation: 'epoch' and authenticates: false, a detected reuse refuses every token of the user at once", async () => {
+    await server.stop()
+    const epoch = app.craft('api:install', '--revocation', 'epoch')
+    assert.equal(epoch.code, 0, epoch.stdout + epoch.stderr)
+    app.edit('config/api.ts', (t) => t.replace('authenticates: true', 'authenticates: false'))
+    configure('reuse_window: 1,')
+    migrate(app)
+    server = await app.serve()
+    const { email } = await newUser()
+    const other = await login(email, FIREFOX)
+    const t1 = await login(email)
+    const t2 = (await reauth(t1)).json().data as string
+    assert.equal((await get('/me', t2)).status, 200)
+    assert.equal((await get('/me', other)).status, 200)
+    await sleep(1300)
+    const r = await reauth(t1)
+    assert.equal(r.json().code, 'E_TOKEN_REUSED', r.text)
+    // Without a query per request: the epoch raised by the detection refuses them in memory.
+    assert.equal((await get('/me', t2)).status, 401, "the family's current token")
+    assert.equal((await get('/me', other)).status, 401, "the user's other devices too: the token was likely stolen")
+    const fresh = await login(email)
+    assert.equal((await get('/me', fresh)).status, 200, 'a new login works')
+  })
 })

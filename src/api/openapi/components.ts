@@ -62,6 +62,18 @@ export function components(): Record<string, unknown> {
           errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
         },
       },
+      MfaChallenge: {
+        type: 'object',
+        description:
+          'A right password of a user with two-factor authentication: no token yet. Send `mfa_token` with the code ' +
+          'from the authenticator app (or a recovery code) to `POST <authRoute>/two-factor` within 5 minutes.',
+        required: ['message', 'code', 'mfa_token'],
+        properties: {
+          message: { type: 'string' },
+          code: { type: 'string', const: 'E_MFA_REQUIRED' },
+          mfa_token: { type: 'string', description: 'Single use; good for 5 minutes and 5 wrong codes a minute.' },
+        },
+      },
       Token: {
         type: 'object',
         required: ['data'],
@@ -79,6 +91,10 @@ export function components(): Record<string, unknown> {
         description: 'The token lacks an ability the route needs (RFC 6750 `insufficient_scope`).',
         headers: { 'WWW-Authenticate': { description: '`Bearer realm="api", error="insufficient_scope", scope="<ability>"`', schema: { type: 'string' } } },
         ...errorBody({ message: 'Forbidden.', code: 'E_FORBIDDEN' }),
+      },
+      MfaRequired: {
+        description: 'The route needs a login with a second factor (`mfa`): log in again through `POST <authRoute>/two-factor`.',
+        ...errorBody({ message: 'This action needs a login with a second factor.', code: 'E_MFA_REQUIRED' }),
       },
       NotFound: { description: 'No such route or record.', ...errorBody({ message: 'Not found.', code: 'E_NOT_FOUND' }) },
       PayloadTooLarge: { description: 'The body is over the limit (1 MiB by default).', ...errorBody({ message: 'Payload too large.', code: 'E_PAYLOAD_TOO_LARGE' }) },

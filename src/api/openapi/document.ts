@@ -69,6 +69,11 @@ function abilitiesOf(middleware: MiddlewareReference[]): string[] {
   return [...new Set(out)]
 }
 
+/** Whether the route is behind the `mfa` middleware (`mfa` or `mfa:<guard>`). */
+function needsMfa(middleware: MiddlewareReference[]): boolean {
+  return middleware.some((m) => m === 'mfa' || (typeof m === 'string' && m.startsWith('mfa:')))
+}
+
 function handlerName(handler: unknown): string | null {
   if (typeof handler === 'string') return handler
   if (Array.isArray(handler)) return `${(handler[0] as { name?: string }).name ?? '?'}@${handler[1]}`
@@ -110,6 +115,8 @@ function apiOperation(route: CompiledRoute, method: string, path: string, params
     401: ref('Unauthorized'),
   }
   if (abilities.length > 0) responses[403] = ref('Forbidden')
+  // Behind `mfa`: a token whose login had no second factor is refused (403 E_MFA_REQUIRED).
+  else if (needsMfa(route.middleware)) responses[403] = ref('MfaRequired')
   if (params.length > 0) responses[404] = ref('NotFound')
   const operation: Record<string, unknown> = {
     summary: summaryOf(route, method, path),

@@ -15,11 +15,6 @@ const tokenAnswer = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Token' } } },
 })
 
-const credentialsError = (description: string, example: { message: string; code: string }) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example } },
-})
-
 /** Operation objects without path, method and the errors every operation shares. */
 export const TOKEN_OPERATIONS: Record<string, Record<string, unknown>> = {
   'api.auth': {
@@ -28,8 +23,40 @@ export const TOKEN_OPERATIONS: Record<string, Record<string, unknown>> = {
     security: [],
     requestBody: form({ username: { type: 'string', description: 'The e-mail address.' }, password: { type: 'string', format: 'password' } }, ['username', 'password']),
     responses: {
-      200: tokenAnswer('The new token.'),
-      401: credentialsError('Wrong username or password.', { message: 'Could not find username or password', code: 'E_INVALID_CREDENTIALS' }),
+      200: tokenAnswer('The new token (its `amr` claim is `["pwd"]`).'),
+      401: {
+        description:
+          'Wrong username or password (`E_INVALID_CREDENTIALS`), or a right password of a user with two-factor ' +
+          'authentication (`E_MFA_REQUIRED`, with the `mfa_token` to send to `POST <authRoute>/two-factor`).',
+        content: {
+          'application/json': {
+            schema: { oneOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/MfaChallenge' }] },
+            example: { message: 'Could not find username or password', code: 'E_INVALID_CREDENTIALS' },
+          },
+        },
+      },
+      429: ref('TooManyRequests'),
+      503: ref('ServiceUnavailable'),
+    },
+  },
+  'api.auth.two_factor': {
+    summary: 'Finish a login with a second factor',
+    description:
+      'The second step after `POST <authRoute>` answered 401 `E_MFA_REQUIRED`: the `mfa_token` from that answer and the ' +
+      'code from the authenticator app (`code`) or one of the recovery codes (`recovery_code`). A wrong code is 422 ' +
+      '(`errors.code`) and the `mfa_token` stays usable; an unknown, used or expired `mfa_token` is 422 (`errors.mfa_token`): ' +
+      'log in again. A code is accepted once; 5 wrong codes a minute are throttled.',
+    security: [],
+    requestBody: form(
+      {
+        mfa_token: { type: 'string', description: 'From the 401 `E_MFA_REQUIRED` answer of the token route.' },
+        code: { type: 'string', pattern: '^[0-9 ]{6,7}$', description: 'The 6-digit code from the authenticator app.' },
+        recovery_code: { type: 'string', description: 'Instead of `code`: one of the recovery codes (each works once).' },
+      },
+      ['mfa_token'],
+    ),
+    responses: {
+      200: tokenAnswer('The new token (its `amr` claim is `["pwd", "otp"]`).'),
       429: ref('TooManyRequests'),
       503: ref('ServiceUnavailable'),
     },
@@ -41,7 +68,20 @@ export const TOKEN_OPERATIONS: Record<string, Record<string, unknown>> = {
     requestBody: form({ token: { type: 'string', description: 'The token to exchange.' } }, ['token']),
     responses: {
       200: tokenAnswer('The new token.'),
-      401: credentialsError('The token cannot be exchanged.', { message: 'Could not reauthenticate based on given token.', code: 'E_REAUTH_FAILED' }),
+      401: {
+        description:
+          'The token cannot be exchanged (`E_REAUTH_FAILED`); or, with token families (`store: \'table\'`), it was already ' +
+          'replaced longer ago than the reuse window: its whole family is revoked (`E_TOKEN_REUSED`) and the client logs in again.',
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/Error' },
+            examples: {
+              failed: { value: { message: 'Could not reauthenticate based on given token.', code: 'E_REAUTH_FAILED' } },
+              reused: { value: { message: 'This token was already replaced: every token of its device is revoked. Log in again.', code: 'E_TOKEN_REUSED' } },
+            },
+          },
+        },
+      },
     },
   },
   'api.logout': {

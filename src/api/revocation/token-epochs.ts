@@ -16,6 +16,9 @@
  *   (`token_epoch_at` within the last minute) every 750 ms, so a raise anywhere is known
  *   everywhere within 1 s. After a Redis outage the process catches up with one such read.
  * - the raising process updates its own memory at once.
+ * - a deleted user (`bump(id, db, { deleting: true })`) also leaves a row in `token_epoch_deletions`,
+ *   read by the polls and at startup like a raise; it is deleted at startup once older than the
+ *   token lifetime (kept when tokens do not expire).
  * Memory: one Map entry per user whose epoch is above 0 (and, with `expires`, raised within the
  * lifetime): about 100 bytes each.
  * A known epoch only ever grows (`note` keeps the larger), so messages arriving twice or out of
@@ -31,6 +34,13 @@ const requireModule = createRequire(import.meta.url)
 /** The column holding a user's epoch, and the one holding when it was last raised. */
 export const EPOCH_COLUMN = 'token_epoch'
 export const EPOCH_AT_COLUMN = 'token_epoch_at'
+/**
+ * A deleted user's last word: their row is gone, so polls of `users` cannot see the raise that
+ * refused their tokens; a row here (`user_id`, `raised_at`) carries it to every process.
+ */
+export const TOMBSTONE_TABLE = 'token_epoch_deletions'
+/** The epoch a deleted user's id is held at: every token of theirs is refused. */
+export const DELETED_EPOCH = 2_147_483_647
 /** The claim carrying the epoch in a token. */
 export const EPOCH_CLAIM = 'uep'
 
@@ -76,6 +86,8 @@ export class TokenEpochs {
   #polling = false
   #stopped = false
   #redisDownSince: number | null = null
+  /** Whether `token_epoch_deletions` exists (asked until it does: apps may migrate after booting). */
+  #hasTombstones = false
 
   constructor(options: TokenEpochsOptions) {
     this.#options = options
@@ -117,7 +129,7 @@ export class TokenEpochs {
    * Raises user `id`'s epoch by one: every token issued before is refused, in this process at
    * once and in every other within 1 s. Runs in `db` (the caller's transaction, if any).
    */
-  async bump(id: unknown, db?: Knex | Knex.Transaction): Promise<number> {
+  async bump(id: unknown, db?: Knex | Knex.Transaction, options: { deleting?: boolean } = {}): Promise<number> {
     const conn = db ?? this.#options.db()
     const { table, primaryKey } = this.#options
     const key = id as string | number
@@ -131,7 +143,12 @@ export class TokenEpochs {
     const updated = await conn(table).where(primaryKey, key).update({ [EPOCH_COLUMN]: raised, [EPOCH_AT_COLUMN]: this.#now() })
     if (!updated) return 0
     const row = await conn(table).where(primaryKey, key).first(EPOCH_COLUMN)
-    const epoch = Math.max(Number(row?.[EPOCH_COLUMN] ?? 0) || 0, known + 1)
+    let epoch = Math.max(Number(row?.[EPOCH_COLUMN] ?? 0) || 0, known + 1)
+    // The row is about to go: polls of `users` will not see this raise, the tombstone will.
+    if (options.deleting && (await conn.schema.hasTable(TOMBSTONE_TABLE))) {
+      await conn(TOMBSTONE_TABLE).insert({ user_id: String(id), raised_at: this.#now() })
+      epoch = DELETED_EPOCH
+    }
     this.note(String(id), epoch)
     await this.#publish(String(id), epoch)
     return 1
@@ -165,7 +182,23 @@ export class TokenEpochs {
     // (Reauth reads the stored epoch itself, so an expired token cannot be re-issued either.)
     if (lifetimeSeconds) query.where(EPOCH_AT_COLUMN, '>', startedAt - lifetimeSeconds * 1000 - POLL_OVERLAP_MS)
     for (const row of await query) this.note(String(row[primaryKey]), Number(row[EPOCH_COLUMN]))
+    if (await this.#tombstonesExist()) {
+      const since = lifetimeSeconds ? startedAt - lifetimeSeconds * 1000 - POLL_OVERLAP_MS : null
+      // Tombstones older than every token they refuse are no longer needed.
+      if (since !== null) await this.#options.db()(TOMBSTONE_TABLE).where('raised_at', '<=', since).delete()
+      await this.#readTombstones(since ?? -1)
+    }
     this.#syncedAt = startedAt
+  }
+
+  async #tombstonesExist(): Promise<boolean> {
+    if (!this.#hasTombstones) this.#hasTombstones = await this.#options.db().schema.hasTable(TOMBSTONE_TABLE)
+    return this.#hasTombstones
+  }
+
+  async #readTombstones(since: number): Promise<void> {
+    const rows = await this.#options.db()(TOMBSTONE_TABLE).select('user_id').where('raised_at', '>', since)
+    for (const row of rows) this.note(String(row.user_id), DELETED_EPOCH)
   }
 
   /** One poll: the rows raised since the previous poll (minus the overlap). */
@@ -179,6 +212,7 @@ export class TokenEpochs {
         .select(primaryKey, EPOCH_COLUMN)
         .where(EPOCH_AT_COLUMN, '>', this.#syncedAt - POLL_OVERLAP_MS)
       for (const row of rows) this.note(String(row[primaryKey]), Number(row[EPOCH_COLUMN]))
+      if (await this.#tombstonesExist()) await this.#readTombstones(this.#syncedAt - POLL_OVERLAP_MS)
       this.#syncedAt = startedAt
     } catch (error) {
       // The next poll looks back from the last good one: nothing is missed once the database answers.
