@@ -7,7 +7,9 @@
 //   npm run bench:kernel [-- --rounds 3 --duration 10 --warmup 5 --connections 50]
 //
 // The route (`Route.get('/bench/json', 'BenchController@json').withoutMiddleware('web')`) runs
-// no session; the same controller inside the `web` stack (session, CSRF, auth) is shown too.
+// no session; the same controller inside the `web` stack (session, CSRF) is shown too, and inside
+// the `web` stack of an app with the seed's web auth (session, CSRF, InitializeAuthMiddleware),
+// requested without a cookie (issue 21's `GET /hello`: target >= 0.85 × raw).
 import { join } from 'node:path'
 import { ROOT, compare, freePort, machine, requireBuild, settings, startServer, table, fmtInt, fmtMs, fmtRatio, writeResultsSection, commandLine, loadAverage } from './lib/common.mjs'
 import { createTrowelApp } from './lib/trowel-app.mjs'
@@ -21,10 +23,13 @@ console.log(machineLine)
 console.log(`${opts.rounds} rounds × ${opts.duration} s after a ${opts.warmup} s warm-up, ${opts.connections} connections\n`)
 
 const app = createTrowelApp({ auth: false, api: false })
+const authApp = createTrowelApp({ api: false })
 const servers = []
 try {
   const trowel = await app.serve()
   servers.push(trowel)
+  const withAuth = await authApp.serve({ name: 'trowel (web auth)' })
+  servers.push(withAuth)
   const rawPort = await freePort()
   const raw = await startServer({ name: 'raw', args: [join(ROOT, 'bench/servers/raw.mjs')], env: { PORT: String(rawPort) }, readyUrl: `http://127.0.0.1:${rawPort}/bench/json` })
   servers.push(raw)
@@ -37,6 +42,7 @@ try {
       { name: 'node:http', url: `http://127.0.0.1:${rawPort}/bench/json`, pid: raw.pid },
       { name: 'Trowel kernel', url: `${trowel.url}/bench/json`, pid: trowel.pid },
       { name: 'Trowel, web stack', url: `${trowel.url}/bench/web-json`, pid: trowel.pid },
+      { name: 'Trowel, web stack + web auth, no cookie', url: `${withAuth.url}/bench/web-json`, pid: withAuth.pid },
     ],
     opts,
   )
@@ -49,13 +55,18 @@ try {
   console.log('\n' + tableText)
   const t = results.get('Trowel kernel')
   const ratio = t.rps / base.rps
-  const verdict = `Trowel kernel / node:http = ${fmtRatio(ratio)} in req/s (target ≥ 0.85: ${ratio >= 0.85 ? 'met' : '**missed**'}); ${fmtRatio(t.perCpu / base.perCpu)} per server CPU-second`
+  const w = results.get('Trowel, web stack + web auth, no cookie')
+  const webRatio = w.rps / base.rps
+  const verdict = [
+    `Trowel kernel / node:http = ${fmtRatio(ratio)} in req/s (target ≥ 0.85: ${ratio >= 0.85 ? 'met' : '**missed**'}); ${fmtRatio(t.perCpu / base.perCpu)} per server CPU-second.`,
+    `Web stack + web auth, no cookie / node:http = ${fmtRatio(webRatio)} in req/s; ${fmtRatio(w.perCpu / base.perCpu)} per server CPU-second (target ≥ 0.85: ${w.perCpu / base.perCpu >= 0.85 ? 'met' : '**missed**'} per CPU-second).`,
+  ].join('\n')
   console.log('\n' + verdict)
   writeResultsSection('kernel', [
     `Run ${startedAt.toISOString()} — \`${commandLine('bench:kernel')}\` — Node ${process.version}`,
     '',
     `Machine: ${machineLine}; load average at the end ${loadAverage().toFixed(2)}.`,
-    `${opts.rounds} rounds × ${opts.duration} s after a ${opts.warmup} s warm-up, ${opts.connections} connections, order rotating each round; medians. "Trowel kernel": \`Route.get('/bench/json', 'BenchController@json').withoutMiddleware('web')\` in a generated app served by \`node craft serve\`; "web stack": the same controller inside the \`web\` stack (session, CSRF, auth).`,
+    `${opts.rounds} rounds × ${opts.duration} s after a ${opts.warmup} s warm-up, ${opts.connections} connections, order rotating each round; medians. "Trowel kernel": \`Route.get('/bench/json', 'BenchController@json').withoutMiddleware('web')\` in a generated app served by \`node craft serve\`; "web stack": the same controller inside the \`web\` stack (session, CSRF); "+ web auth": the same in an app with the seed's web auth (\`web\` = session, CSRF, InitializeAuthMiddleware), no cookie sent.`,
     '',
     tableText,
     '',
@@ -65,4 +76,5 @@ try {
 } finally {
   for (const s of servers) await s.stop()
   app.cleanup()
+  authApp.cleanup()
 }

@@ -51,12 +51,20 @@ import { ModelNotFoundError } from './errors.js'
 import { driverOf } from './lookup-value.js'
 import { deleteModel, type PersistOptions, refreshModel, saveModel } from './model-persistence.js'
 import { ModelQuery, type QueryModel, type WhereOperator } from './model-query.js'
-import { extraHiddenOf, modelSettings as settings, tableNameFor } from './model-settings.js'
+import { extraHiddenOf, modelSettings as settings, tableNameFor, type ModelSettings } from './model-settings.js'
 
 export type { ModelSettings } from './model-settings.js'
 export type { PersistOptions } from './model-persistence.js'
 
 export type Attributes = Record<string, unknown>
+
+/** `getCasts()` per model class, with the settings it was made from. */
+const CASTS = new WeakMap<object, { declared: ModelSettings['casts']; timestamps: boolean; casts: Readonly<Record<string, CastType>> }>()
+
+function hasKeys(value: object): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return true
+  return false
+}
 
 export class Model {
   /** Columns read and written as properties (`user.email`). Declare typed ones with `declare`. */
@@ -75,7 +83,7 @@ export class Model {
     Object.defineProperty(this, '$attributes', { value: {}, writable: true, enumerable: false, configurable: true })
     Object.defineProperty(this, '$original', { value: {}, writable: true, enumerable: false, configurable: true })
     Object.defineProperty(this, '$exists', { value: false, writable: true, enumerable: false, configurable: true })
-    this.fill(attributes)
+    if (hasKeys(attributes)) this.fill(attributes)
     // Returning the proxy makes it `this` for subclass constructors and every method call.
     return new Proxy(this, ATTRIBUTE_ACCESS)
   }
@@ -103,8 +111,15 @@ export class Model {
 
   /** `casts`, plus `created_at`/`updated_at` as dates when the model has timestamps. */
   static getCasts(): Readonly<Record<string, CastType>> {
-    const casts = settings(this).casts ?? {}
-    return this.usesTimestamps() ? { created_at: 'date', updated_at: 'date', ...casts } : casts
+    // Read for every attribute of every row: the merged object is made once per (casts, timestamps).
+    const declared = settings(this).casts
+    const timestamps = this.usesTimestamps()
+    const known = CASTS.get(this)
+    if (known && known.declared === declared && known.timestamps === timestamps) return known.casts
+    const own = declared ?? {}
+    const casts: Readonly<Record<string, CastType>> = timestamps ? { created_at: 'date', updated_at: 'date', ...own } : own
+    CASTS.set(this, { declared, timestamps, casts })
+    return casts
   }
 
   static usesTimestamps(): boolean {
@@ -176,9 +191,11 @@ export class Model {
   /** A stored model from a database row (casts applied, nothing dirty). */
   static hydrate<T extends typeof Model>(this: T, row: Attributes): InstanceType<T> {
     const model = new this() as InstanceType<T>
-    model.$attributes = this.attributesFromRow(row)
-    model.$exists = true
-    model.syncOriginal()
+    const attributes = this.attributesFromRow(row)
+    // Straight to the instance (a proxy without a defineProperty trap): no `set` trap per field.
+    Object.defineProperty(model, '$attributes', { value: attributes })
+    Object.defineProperty(model, '$original', { value: { ...attributes } })
+    Object.defineProperty(model, '$exists', { value: true })
     return model
   }
 
@@ -186,7 +203,7 @@ export class Model {
   static attributesFromRow(row: Attributes): Attributes {
     const casts = this.getCasts()
     const attributes: Attributes = {}
-    for (const [key, value] of Object.entries(row)) attributes[key] = fromDatabase(casts[key], value)
+    for (const key in row) if (Object.hasOwn(row, key)) attributes[key] = fromDatabase(casts[key], row[key])
     return attributes
   }
 
@@ -283,9 +300,11 @@ export class Model {
 
   /** The attributes without the hidden ones, dates as ISO strings: what JSON responses show. */
   serialize(): Attributes {
-    const hidden = new Set(this.modelClass().hiddenFields())
+    const hidden = this.modelClass().hiddenFields()
+    const attributes = this.$attributes
     const out: Attributes = {}
-    for (const [key, value] of Object.entries(this.$attributes)) if (!hidden.has(key)) out[key] = toJsonValue(value)
+    // A handful of hidden names: a linear scan costs less than building a Set per call.
+    for (const key in attributes) if (Object.hasOwn(attributes, key) && !hidden.includes(key)) out[key] = toJsonValue(attributes[key])
     return out
   }
 

@@ -65,9 +65,40 @@ export class PreparedLookup {
    * return `undefined` without a query: a lookup never matches rows whose column is NULL (nor do
    * arrays or objects; see `lookupValue`).
    */
-  async findBy(table: string, column: string, value: unknown): Promise<Record<string, unknown> | undefined> {
+  findBy(table: string, column: string, value: unknown): Promise<Record<string, unknown> | undefined> {
+    try {
+      return Promise.resolve(this.lookup(table, column, value))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /**
+   * `findBy` without a promise when the answer is at hand: on SQLite, once the handle is kept and
+   * the statement prepared, outside a transaction. Otherwise `findBy`'s promise. Throws what
+   * `findBy` rejects with.
+   */
+  lookup(table: string, column: string, value: unknown): Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined> {
     const bound = lookupValue(value, this.driver)
     if (bound === NO_MATCH) return undefined
+    const raw = this.raw
+    if (this.driver === 'sqlite' && !this.closed && raw?.open && !raw.inTransaction) {
+      // A statement exists only for identifiers that passed IDENTIFIER when it was prepared.
+      const statement = this.statements.get(`${table}\u0000${column}`)
+      const binding = statement && sqliteBinding(bound)
+      if (statement && binding !== undefined) {
+        try {
+          return statement.get(binding) as Record<string, unknown> | undefined
+        } catch (error) {
+          if (isLookupTypeMismatch(error)) return undefined
+          throw translateDatabaseError(error, { table })
+        }
+      }
+    }
+    return this.#find(table, column, bound)
+  }
+
+  async #find(table: string, column: string, bound: Knex.Value): Promise<Record<string, unknown> | undefined> {
     try {
       if (this.driver === 'sqlite' && !this.closed && IDENTIFIER.test(table) && IDENTIFIER.test(column)) {
         const binding = sqliteBinding(bound)

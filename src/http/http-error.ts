@@ -17,7 +17,13 @@ export class HttpError extends Error {
   readonly details?: Record<string, unknown>
 
   constructor(status: number, code: string, message: string, options: HttpErrorOptions = {}) {
+    // A 4xx is an answer, not a fault: its stack trace is never shown or logged (only an
+    // unexpected error's is, in debug mode), and capturing one inside the request's async
+    // chain costs about 15 µs, on every anonymous visit that the web guard turns away.
+    const limit = Error.stackTraceLimit
+    if (status < 500) Error.stackTraceLimit = 0
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    Error.stackTraceLimit = limit
     this.name = new.target.name
     this.status = status
     this.code = code

@@ -76,7 +76,11 @@ export class RequestHandler {
     // of the microtask queue on every request.
     const ran: ResolvedMiddleware[] = []
     try {
-      let stopped = this.#global.length > 0 && (await this.#before(ctx, this.#global, ran))
+      let stopped = false
+      if (this.#global.length > 0) {
+        const before = this.#before(ctx, this.#global, ran, 0)
+        stopped = before === true || before === false ? before : await before
+      }
       if (!stopped) {
         if (match.kind === 'not-found') throw new NotFoundError()
         if (match.kind === 'method-not-allowed') throw new MethodNotAllowedError(match.allowed)
@@ -88,7 +92,10 @@ export class RequestHandler {
           }
         }
         const runtime = match.route.runtime as RouteRuntime
-        stopped = runtime.middleware.length > 0 && (await this.#before(ctx, runtime.middleware, ran))
+        if (runtime.middleware.length > 0) {
+          const before = this.#before(ctx, runtime.middleware, ran, 0)
+          stopped = before === true || before === false ? before : await before
+        }
         if (!stopped) {
           // A body that could not be read never reaches the handler, read or not.
           if (request.bodyError !== undefined) throw request.bodyError
@@ -128,17 +135,32 @@ export class RequestHandler {
     }
   }
 
-  async #before(ctx: HttpContext, list: ResolvedMiddleware[], ran: ResolvedMiddleware[]): Promise<boolean> {
-    for (const m of list) {
+  /**
+   * Runs the `before`s of `list` from `from` on; true when one answered. Synchronous for as long
+   * as the middleware are: a promise only from the first `before` that returns one.
+   */
+  #before(ctx: HttpContext, list: ResolvedMiddleware[], ran: ResolvedMiddleware[], from: number): boolean | Promise<boolean> {
+    for (let i = from; i < list.length; i++) {
+      const m = list[i]!
       ran.push(m)
       if (!m.instance.before) continue
-      const result = await m.instance.before(ctx, ...m.args)
+      const result = m.instance.before(ctx, ...m.args)
+      if (isThenable(result)) return this.#beforeAfterPromise(ctx, list, ran, i, result)
       if (!passesOn(ctx, result)) {
         applyResult(ctx, result)
         return true
       }
     }
     return false
+  }
+
+  async #beforeAfterPromise(ctx: HttpContext, list: ResolvedMiddleware[], ran: ResolvedMiddleware[], i: number, pending: PromiseLike<unknown>): Promise<boolean> {
+    const result = await pending
+    if (!passesOn(ctx, result)) {
+      applyResult(ctx, result)
+      return true
+    }
+    return this.#before(ctx, list, ran, i + 1)
   }
 }
 

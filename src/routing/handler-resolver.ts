@@ -7,9 +7,9 @@
  * by their file name or as the default export, and instantiated per request. A controller or
  * method name one or two edits away from an existing one is answered with "Did you mean ...?".
  */
-import { readdirSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Application } from '../foundation/application.js'
+import { FRAMEWORK_ROOT, type Application } from '../foundation/application.js'
 import type { HttpContext } from '../http/context.js'
 import type { Middleware, MiddlewareClass } from '../http/middleware.js'
 import type { CompiledRoute } from './router.js'
@@ -37,6 +37,13 @@ async function loadController(app: Application, reference: string): Promise<new 
   const relative = reference.replace(/\./g, '/')
   const file = findModule(app.path('app', 'controllers', relative))
   if (!file) {
+    // A page of GUARDS.features whose controller this app predates: `craft auth --missing` adds it.
+    if (relative.startsWith('auth/') && existsSync(join(FRAMEWORK_ROOT, 'stubs', 'auth', 'controllers', `${relative.slice(5)}.ts`))) {
+      throw new RouteDefinitionError(
+        `Controller "${reference}" not found: app/controllers/${relative}.ts serves auth pages that GUARDS.features in config/auth.ts turns on. ` +
+          'Run "node craft auth --missing" (adds the auth files and migrations this app lacks, changing none it has), then "node craft migrate"; or remove the feature.',
+      )
+    }
     const near = closestMatch(relative, controllerNames(app.path('app', 'controllers')))
     // The suggestion is written the way the reference was: `auth.LoginController` or `auth/LoginController`.
     const suggestion = near === undefined ? undefined : reference.includes('.') ? near.replace(/\//g, '.') : near

@@ -58,19 +58,25 @@ export function sessionStore(app: Application): SessionStore {
 }
 
 export class SessionMiddleware extends Middleware {
-  override async before(ctx: HttpContext): Promise<undefined> {
-    await startSession(this.app, ctx)
-    return undefined
+  // Synchronous unless the store must be read or written: a visitor without a session cookie
+  // costs no microtask turn here.
+  override before(ctx: HttpContext): undefined | Promise<undefined> {
+    const started = beginSession(this.app, ctx)
+    return started instanceof Session ? undefined : started.then(() => undefined)
   }
 
-  override async after(ctx: HttpContext): Promise<undefined> {
-    await saveSession(ctx)
-    return undefined
+  override after(ctx: HttpContext): undefined | Promise<void> {
+    return finishSession(ctx)
   }
 }
 
 /** Loads (or starts) the request's session and sets `ctx.session`. */
 export async function startSession(app: Application, ctx: HttpContext): Promise<Session> {
+  return beginSession(app, ctx)
+}
+
+/** `startSession`, without a promise when there is no stored session to read. */
+function beginSession(app: Application, ctx: HttpContext): Session | Promise<Session> {
   const config = sessionConfig(app)
   const baseStore = sessionStore(app)
   const cookie: SessionCookieSettings = { name: config.cookie, secure: ctx.request.isSecure(), maxAge: Math.round(config.lifetime * 60) }
@@ -78,21 +84,29 @@ export async function startSession(app: Application, ctx: HttpContext): Promise<
   const store = bound ?? baseStore
   const rawId = bound ? bound.incomingId : (ctx.request.cookie(config.cookie) ?? null)
   const incomingId = rawId !== null && SESSION_ID_PATTERN.test(rawId) ? rawId : null
+  const state: RequestSessionState = { session: null!, store, bound: bound !== null, cookie, config, incomingId: rawId, saved: false }
+  if (incomingId === null) return install(ctx, state, new Session(null))
+  return loadSession(ctx, state, incomingId)
+}
 
+async function loadSession(ctx: HttpContext, state: RequestSessionState, incomingId: string): Promise<Session> {
+  const { store, config } = state
   let session: Session | null = null
-  if (incomingId !== null) {
-    const data = await store.read(incomingId)
-    if (data) {
-      const now = Date.now()
-      const idle = now - data.lastActivity > config.lifetime * 60_000
-      const tooOld = now - data.createdAt > config.absolute_lifetime * 60_000
-      if (idle || tooOld) await store.destroy(incomingId)
-      else session = new Session(incomingId, data, now)
-    }
+  const data = await store.read(incomingId)
+  if (data) {
+    const now = Date.now()
+    const idle = now - data.lastActivity > config.lifetime * 60_000
+    const tooOld = now - data.createdAt > config.absolute_lifetime * 60_000
+    if (idle || tooOld) await store.destroy(incomingId)
+    else session = new Session(incomingId, data, now)
   }
-  session ??= new Session(null)
+  return install(ctx, state, session ?? new Session(null))
+}
+
+function install(ctx: HttpContext, state: RequestSessionState, session: Session): Session {
+  state.session = session
   ctx.session = session
-  ;(ctx.state as StateHolder)[SESSION_STATE] = { session, store, bound: bound !== null, cookie, config, incomingId: rawId, saved: false }
+  ;(ctx.state as StateHolder)[SESSION_STATE] = state
   return session
 }
 
@@ -101,26 +115,42 @@ export async function startSession(app: Application, ctx: HttpContext): Promise<
  * data when needed and sets the cookie. Safe to call when no session was started.
  */
 export async function saveSession(ctx: HttpContext): Promise<void> {
+  await finishSession(ctx)
+}
+
+/** `saveSession`, without a promise when there is nothing to destroy or write. */
+function finishSession(ctx: HttpContext): undefined | Promise<void> {
   const state = (ctx.state as StateHolder)[SESSION_STATE]
-  if (!state || state.saved) return
+  if (!state || state.saved) return undefined
   state.saved = true
-  const { session, store, config, cookie } = state
-  const now = Date.now()
+  return state.session.retiredIds.length > 0 ? destroyRetired(ctx, state) : writeIfNeeded(ctx, state)
+}
 
-  for (const id of session.retiredIds) await store.destroy(id)
+async function destroyRetired(ctx: HttpContext, state: RequestSessionState): Promise<void> {
+  for (const id of state.session.retiredIds) await state.store.destroy(id)
+  await writeIfNeeded(ctx, state)
+}
 
+/** Writes the session and sets its cookie when it must be kept; else at most clears a stale cookie. */
+function writeIfNeeded(ctx: HttpContext, state: RequestSessionState): undefined | Promise<void> {
+  const { session, config, cookie } = state
   if (session.isNew && !session.isDirty) {
     // Nothing worth keeping: no write, no cookie. A stale cookie (expired or unknown id) is removed.
     if (state.incomingId !== null) ctx.response.clearCookie(config.cookie, { secure: cookie.secure })
-    return
+    return undefined
   }
   // A HEAD request (a link preview, a monitor, a prefetch) shows no page, so it does not use up
   // the flash data (messages, errors, old input) meant for the next page.
   if (ctx.request.method === 'HEAD' && session.hasIncomingFlash) session.reflash()
+  const now = Date.now()
   const touchEvery = Math.min(60_000, (config.lifetime * 60_000) / 4)
   const stale = now - session.lastActivity >= touchEvery
-  if (!session.isDirty && !session.hasIncomingFlash && !stale) return
+  if (!session.isDirty && !session.hasIncomingFlash && !stale) return undefined
+  return write(ctx, state, now)
+}
 
+async function write(ctx: HttpContext, state: RequestSessionState, now: number): Promise<void> {
+  const { session, store, config, cookie } = state
   const absoluteLeft = session.createdAt + config.absolute_lifetime * 60_000 - now
   const ttl = Math.max(1, Math.ceil(Math.min(config.lifetime * 60, absoluteLeft / 1000)))
   try {

@@ -33,8 +33,9 @@ test('a guard:jwt request reads the user once, by primary key', async () => {
   const lookups: string[] = []
   const queries: string[] = []
   const prepared = client.app.make('db.manager').prepared()
-  const findBy = prepared.findBy.bind(prepared)
-  prepared.findBy = (table: string, column: string, value: unknown) => { lookups.push(table + '.' + column); return findBy(table, column, value) }
+  // Every single-row look-up goes through lookup() (findBy() too).
+  const lookup = prepared.lookup.bind(prepared)
+  prepared.lookup = (table: string, column: string, value: unknown) => { lookups.push(table + '.' + column); return lookup(table, column, value) }
   const listener = (q: { sql: string }) => { queries.push(q.sql) }
   db().on('query', listener)
   const response = await client.get('/api/guarded')

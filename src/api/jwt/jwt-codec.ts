@@ -9,6 +9,14 @@
  * algorithm, `typ` and `kid`, and the claim rules of `check-claims.ts`. The algorithm is pinned
  * twice (fast-jwt's allowlist of one, then the strictly decoded header), so neither `none` nor an
  * HMAC token "signed" with a published public key is ever accepted by an asymmetric codec.
+ *
+ * In front of all that sits a cache of the tokens this codec has accepted, keyed by the exact
+ * token string (another spelling of the same token is a different key, so it goes through every
+ * check), bounded (`cacheSize`, oldest out first), each entry dropped once its `exp` (plus the
+ * leeway) has passed. A hit skips only what cannot change for the same string and key (structure,
+ * decoding, signature); the claim rules still run on every call. A codec's key and `version` never
+ * change (a new config is a new codec with an empty cache), and the epoch check
+ * (`revocation: 'epoch'`) runs after the codec on every request.
  */
 import { randomBytes } from 'node:crypto'
 import { createSigner, createVerifier } from 'fast-jwt'
@@ -31,6 +39,12 @@ const HMAC_SIGNATURE_LENGTH: Record<string, number> = { HS256: 43, HS384: 64, HS
 interface DecodedToken {
   header: Record<string, unknown>
   payload: Record<string, unknown>
+}
+
+/** An accepted token: its (frozen) claims and when the entry stops being usable, in ms. */
+interface AcceptedToken {
+  payload: Record<string, unknown>
+  diesAt: number
 }
 
 /** Cached results are shared between calls, so nothing handed out may be able to change them. */
@@ -68,6 +82,9 @@ export class JwtCodec {
   readonly #verify: (token: string) => DecodedToken
   /** Decoded tokens (fast-jwt's cached objects) that already passed the strict structural checks. */
   readonly #checked = new WeakSet<DecodedToken>()
+  /** Accepted tokens by their exact string; null when `cacheSize` is 0. */
+  readonly #accepted: Map<string, AcceptedToken> | null
+  readonly #acceptedMax: number
 
   constructor(config: JwtCodecConfig, options: JwtCodecOptions = {}) {
     const resolved = resolveJwtConfig(config)
@@ -82,6 +99,8 @@ export class JwtCodec {
     this.#signatureLength = pair ? pair.signatureLength : HMAC_SIGNATURE_LENGTH[this.algorithm]!
     this.#now = options.now ?? Date.now
     const cacheSize = options.cacheSize ?? 1000
+    this.#acceptedMax = cacheSize
+    this.#accepted = cacheSize > 0 ? new Map() : null
     try {
       if (pair && pair.privatePem === null) {
         this.#sign = () => {
@@ -137,6 +156,13 @@ export class JwtCodec {
     if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) {
       throw new JwtInvalidError('The token is not a string of acceptable length.')
     }
+    const nowMs = this.#now()
+    const rules = { nowMs, leewaySeconds: this.leewaySeconds, version: this.version, ignoreExpiration: options.ignoreExpiration === true }
+    const accepted = this.#accepted?.get(token)
+    if (accepted !== undefined) {
+      if (nowMs < accepted.diesAt) return checkClaims(accepted.payload, rules)
+      this.#accepted!.delete(token)
+    }
     const segments = token.split('.')
     if (segments.length !== 3) {
       throw new JwtInvalidError('The token must have exactly three segments.')
@@ -177,11 +203,18 @@ export class JwtCodec {
       this.#checked.add(decoded)
     }
 
-    return checkClaims(decoded.payload, {
-      nowMs: this.#now(),
-      leewaySeconds: this.leewaySeconds,
-      version: this.version,
-      ignoreExpiration: options.ignoreExpiration === true,
-    })
+    const claims = checkClaims(decoded.payload, rules)
+    if (this.#accepted !== null) this.#remember(token, decoded.payload, nowMs)
+    return claims
+  }
+
+  /** Keeps an accepted token until its expiry; an expired one (accepted by reauth) is not kept. */
+  #remember(token: string, payload: Record<string, unknown>, nowMs: number): void {
+    const exp = payload.exp
+    const diesAt = typeof exp === 'number' ? exp * 1000 + this.leewaySeconds * 1000 : Infinity
+    if (!(nowMs < diesAt)) return
+    const cache = this.#accepted!
+    if (cache.size >= this.#acceptedMax) cache.delete(cache.keys().next().value!)
+    cache.set(token, { payload, diesAt })
   }
 }

@@ -43,7 +43,7 @@ export interface JwtCodecConfig {
 export interface JwtCodecOptions {
   /** The clock, in milliseconds since the epoch. Default `Date.now`. */
   now?: () => number
-  /** Verified tokens kept in fast-jwt's LRU cache. Default 1000; 0 disables the cache. */
+  /** Tokens kept in the codec's accepted-token cache and in fast-jwt's LRU cache. Default 1000; 0 disables both. */
   cacheSize?: number
 }
 

@@ -5,9 +5,14 @@
  */
 import { Middleware } from '../../http/middleware.js'
 import type { HttpContext } from '../../http/context.js'
+import { WebGuard } from '../guards/web/guard.js'
 
 export class InitializeAuthMiddleware extends Middleware {
-  async before(ctx: HttpContext): Promise<void> {
-    await ctx.auth.check()
+  before(ctx: HttpContext): Promise<void> | undefined {
+    // A visitor without a login or "remember me" cookie is nobody: answered without a promise,
+    // a query or an error object (the most common request of a public page).
+    const guard = ctx.auth.resolve()
+    if (guard instanceof WebGuard && !guard.hasCredentials()) return undefined
+    return ctx.auth.check().then(() => undefined)
   }
 }
