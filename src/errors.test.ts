@@ -28,6 +28,8 @@ import * as cookieSessionStore from './session/stores/cookie-session-store.js'
 import * as credentialVerifier from './auth/credential-verifier.js'
 import * as personalTokenAbilities from './api/personal-tokens/abilities.js'
 import * as publicErrors from './errors.js'
+import * as twoFactorErrors from './auth/two-factor/errors.js'
+import * as passkeyErrors from './auth/passkeys/errors.js'
 
 const SRC = fileURLToPath(new URL('.', import.meta.url))
 const DOCS = readFileSync(fileURLToPath(new URL('../docs/errors.md', import.meta.url)), 'utf8')
@@ -49,24 +51,32 @@ const MODULES: Record<string, Record<string, unknown>> = {
   'session/stores/cookie-session-store.ts': cookieSessionStore,
   'auth/credential-verifier.ts': credentialVerifier,
   'api/personal-tokens/abilities.ts': personalTokenAbilities,
+  'auth/two-factor/errors.ts': twoFactorErrors,
+  'auth/passkeys/errors.ts': passkeyErrors,
 }
 
 /** Adding an HttpError class means updating this number and docs/errors.md. */
-const HTTP_ERROR_CLASSES = 29
+const HTTP_ERROR_CLASSES = 34
 const FRAMEWORK_ERROR_CLASSES = 6
 const JWT_ERROR_CLASSES = 4
 
 /**
  * Codes shared by more than one HttpError class, on purpose. Each later class is a more precise
- * kind of the first, and the client sees the same answer either way.
+ * kind of the first, and the client sees the same answer either way. `sameStatus: false` marks one
+ * condition met at two moments, each answered with its own status (the code tells a client what is missing).
  */
-const SHARED_CODES: Record<string, { classes: string[]; reason: string }> = {
+const SHARED_CODES: Record<string, { classes: string[]; reason: string; sameStatus?: false }> = {
   E_INVALID_CREDENTIALS: { classes: ['InvalidCredentialsError', 'ApiCredentialsError'], reason: 'the token route refuses wrong credentials as the login form does, in the API\'s wording' },
   E_NOT_FOUND: { classes: ['NotFoundError', 'ModelNotFoundError'], reason: 'findOrFail() on a missing row is a 404 like a missing route; the class adds the model name' },
   E_INTERNAL: { classes: ['InternalError', 'TemplateRenderError'], reason: 'a broken template is a 500 like any other failure; the class adds file and line (debug only)' },
   E_TOO_MANY_REQUESTS: { classes: ['TooManyRequestsError', 'BudgetExceededError'], reason: 'every refused budget is a 429 with Retry-After; the class adds which budget refused, for events and logs' },
   E_FORBIDDEN: { classes: ['ForbiddenError', 'InsufficientScopeError'], reason: 'a token lacking an ability is forbidden like any other refusal; the class adds RFC 6750\'s insufficient_scope header naming the ability' },
   E_UNAVAILABLE: { classes: ['ServiceUnavailableError', 'DatabaseUnavailableError'], reason: 'a lost database is one kind of unavailable service; the class adds a line naming the connection' },
+  E_MFA_REQUIRED: {
+    classes: ['SecondFactorRequiredError', 'MfaRequiredError'],
+    reason: 'one answer to "a second factor is missing": 401 on a login whose second step is pending (the API\'s carries mfa_token), 403 on a route behind mfa for a login without one',
+    sameStatus: false,
+  },
 }
 
 type ErrorClass = new (...args: any[]) => Error
@@ -93,6 +103,7 @@ const ARGUMENTS: Record<string, unknown[]> = {
   JwtVersionMismatchError: [2, 1],
   PasswordTooLongError: [1024],
   CliError: ['Not inside a Trowel app.'],
+  SecondFactorRequiredError: ['q2VcBqO0yqL9cz1cyLq2b4x8u9i2J3PZ0Kf0lA8cZ4c'],
 }
 
 interface Entry {
@@ -228,8 +239,9 @@ describe('error catalogue', () => {
     const shared = Object.fromEntries([...byCode].filter(([, names]) => names.length > 1).map(([code, names]) => [code, names.sort()]))
     const allowed = Object.fromEntries(Object.entries(SHARED_CODES).map(([code, { classes }]) => [code, [...classes].sort()]))
     assert.deepEqual(shared, allowed, 'a code used by two classes must be listed in SHARED_CODES with its reason (and a listed one must still be shared)')
-    for (const { classes, reason } of Object.values(SHARED_CODES)) {
+    for (const { classes, reason, sameStatus } of Object.values(SHARED_CODES)) {
       assert.ok(reason.length > 0)
+      if (sameStatus === false) continue
       const [first, ...others] = classes.map((n) => httpEntries.find((e) => e.name === n)!)
       for (const other of others) assert.equal(other.instance.status, first!.instance.status, `${other.name}: same status as ${first!.name}`)
     }

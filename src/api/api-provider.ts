@@ -153,7 +153,7 @@ export class ApiProvider extends ServiceProvider {
       }
       // `revocation: 'epoch'`: every login ending (even one that keeps this device's web login:
       // API tokens are other devices) raises the user's epoch, refusing all their tokens everywhere.
-      if (this.tokenEpochs()) app.make('auth.manager').revoker.register('epoch', (userId, db) => app.make('api.jwt').epochs!.bump(userId, db))
+      if (this.tokenEpochs()) app.make('auth.manager').revoker.register('epoch', (userId, db, options) => app.make('api.jwt').epochs!.bump(userId, db, { deleting: options.deleting }))
     }
     const epochs = this.tokenEpochs()
     if (epochs) {

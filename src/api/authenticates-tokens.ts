@@ -2,8 +2,9 @@
  * @module api/authenticates-tokens
  * The `AuthenticatesTokens` model mixin: `class User extends AuthenticatesTokens(Authenticates(Model))`.
  * `static tokenColumn` (default `api_token`) holds the SHA-256 hex digest of the user's current
- * JWT — never the JWT — and is added to the model's hidden fields. `createToken(name, { abilities,
- * expiresIn })` creates a personal access token (see api/personal-tokens).
+ * JWT — never the JWT — and is added to the model's hidden fields. `generateJwt()` issues a JWT
+ * whose `amr` is empty (no login made it). `createToken(name, { abilities, expiresIn })` creates
+ * a personal access token (see api/personal-tokens).
  */
 import type { ModelClass } from '../database/model.js'
 import { getJwtService } from './jwt-service-registry.js'
@@ -21,9 +22,13 @@ export function AuthenticatesTokens<T extends ModelClass>(Base: T) {
       return [...new Set([...own, column, 'token_epoch', 'token_epoch_at'])]
     }
 
-    /** Issues a JWT for this user and stores its digest (replacing any earlier token). */
+    /**
+     * Issues a JWT for this user and stores its digest (replacing any earlier token). No login
+     * made it, so its `amr` claim is empty: `mfa` treats it as a login without a second factor,
+     * and nothing claims a password was typed.
+     */
     async generateJwt(): Promise<string> {
-      return getJwtService().issue(this as unknown as { getKey(): unknown })
+      return getJwtService().issue(this as unknown as { getKey(): unknown }, undefined, [])
     }
 
     /**

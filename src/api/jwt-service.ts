@@ -4,7 +4,8 @@
  * each user's current token digest through a JwtUserProvider (the token column by default).
  * Failures are `JwtError`s, never HTTP errors: the JWT guard and the token routes decide the
  * answer.
- * - `issue` stores the SHA-256 hex digest of the new JWT (replacing any earlier one).
+ * - `issue` stores the SHA-256 hex digest of the new JWT (replacing any earlier one); the token
+ *   carries `amr`, how its login was made, which `reissue` keeps.
  * - `verify` checks signature, algorithm, expiry and version, with the current secret (or key)
  *   and then each previous one; no query.
  * - `jwks` is the JWK Set of the public keys (current first, then `previous_keys`) for
@@ -20,7 +21,7 @@ import type { AuthUser } from '../auth/types.js'
 import { ModelJwtUserProvider } from './guards/jwt/user-provider.js'
 import type { JwtUserProvider } from './guards/jwt/types.js'
 import { EPOCH_CLAIM, type TokenEpochs } from './revocation/token-epochs.js'
-import { TokenFamilies, type FamilyMeta, type FamilyOptions } from './families/token-families.js'
+import { TokenFamilies, type FamilyMeta, type FamilyOptions, type ReuseDetail } from './families/token-families.js'
 
 export type { VerifiedToken } from './guards/jwt/types.js'
 
@@ -60,6 +61,10 @@ export interface JwtDriverConfig {
    */
   families?: Omit<FamilyOptions, 'sign'> | null
 }
+
+/** The claim saying how the token's login was made (RFC 8176): `['pwd']`, `['pwd', 'otp']`, `['webauthn']`. */
+export const AMR_CLAIM = 'amr'
+const PASSWORD_AMR: readonly string[] = ['pwd']
 
 /** The longest token `reissue` looks at. */
 const MAX_TOKEN_LENGTH = 8192
@@ -113,9 +118,13 @@ export class JwtService<User extends AuthUser = any> {
     return { keys: keys.map((jwk) => ({ ...jwk })) }
   }
 
-  /** Signs a token for `user`, stores its digest and returns the JWT. */
-  async issue(user: User, meta?: FamilyMeta): Promise<string> {
-    const claims = this.epochs ? { [EPOCH_CLAIM]: await this.epochs.current(user.getKey()) } : undefined
+  /**
+   * Signs a token for `user`, stores its digest and returns the JWT. `amr` is how the login was
+   * made (RFC 8176; `['pwd']` unless told: a password, the token route's login).
+   */
+  async issue(user: User, meta?: FamilyMeta, amr: readonly string[] = PASSWORD_AMR): Promise<string> {
+    const claims: Record<string, unknown> = { [AMR_CLAIM]: [...amr] }
+    if (this.epochs) claims[EPOCH_CLAIM] = await this.epochs.current(user.getKey())
     // `store: 'table'`: a new family (one per device) instead of the token column.
     if (this.families) return (await this.families.start(String(user.getKey()), meta, claims)).token
     const { token } = this.codec.sign(String(user.getKey()), claims)
@@ -154,15 +163,28 @@ export class JwtService<User extends AuthUser = any> {
   async reissue(oldToken: unknown, meta?: FamilyMeta): Promise<{ token: string; sub: string }> {
     if (typeof oldToken !== 'string' || oldToken === '' || oldToken.length > MAX_TOKEN_LENGTH) throw new JwtInvalidError()
     const payload = this.verify(oldToken, { ignoreExpiration: true })
-    let claims: Record<string, unknown> | undefined
+    // The new token was made by the same login: it keeps the old one's amr.
+    const claims: Record<string, unknown> = Array.isArray(payload[AMR_CLAIM]) ? { [AMR_CLAIM]: payload[AMR_CLAIM] } : {}
     if (this.epochs) {
       // The stored epoch, not only the known one: an expired token's raise may be forgotten.
       const epoch = await this.epochs.current(payload.sub)
       if (!this.epochs.accepts(payload.sub, payload[EPOCH_CLAIM]) || (payload[EPOCH_CLAIM] as number) < epoch) throw new JwtRevokedError()
-      claims = { [EPOCH_CLAIM]: epoch }
+      claims[EPOCH_CLAIM] = epoch
     }
     // `store: 'table'`: rotation within the token's family, with reuse detection.
-    if (this.families) return this.families.rotate(oldToken, payload, meta, claims)
+    if (this.families) {
+      try {
+        return await this.families.rotate(oldToken, payload, meta, claims)
+      } catch (error) {
+        // A detected reuse (likely a stolen token): with epochs, every token of the user is refused
+        // at once, everywhere, including the family's access tokens that `authenticates: false`
+        // would otherwise accept until they expire.
+        if (this.epochs && error instanceof JwtError && error.code === 'E_JWT_REUSED' && (error.cause as ReuseDetail | undefined)?.detected) {
+          await this.epochs.bump(payload.sub)
+        }
+        throw error
+      }
+    }
     const { token } = this.codec.sign(payload.sub, claims)
     if (!(await this.provider.replaceDigest(payload.sub, sha256Hex(oldToken), sha256Hex(token)))) throw new JwtRevokedError()
     return { token, sub: payload.sub }

@@ -1,7 +1,9 @@
 /**
  * @module api/token-routes
  * `Api.routes({ authRoute, reauthRoute })`: POST authRoute (`username`, `password`) →
- * `{"data": "<JWT>"}`; POST reauthRoute (`token`) → `{"data": "<new JWT>"}`; POST /api/logout
+ * `{"data": "<JWT>"}` (a user with two-factor authentication: 401 `E_MFA_REQUIRED` with an
+ * `mfa_token`, answered on POST `<authRoute>/two-factor` with `code` or `recovery_code`);
+ * POST reauthRoute (`token`) → `{"data": "<new JWT>"}`; POST /api/logout
  * (Bearer) → 204; POST /api/revoke (`token`, RFC 7009) → 200; GET /.well-known/jwks.json (the
  * public keys, see jwks-route) and GET /api/openapi.json (see openapi/openapi-route). Declared in
  * `routes/web.ts` but outside the `web` stack: no session, no cookie, no CSRF, JSON errors.
@@ -13,7 +15,9 @@
 import { Route } from '../routing/route.js'
 import type { RouteDefinition } from '../routing/route-definition.js'
 import type { HttpContext } from '../http/context.js'
-import { ValidationError } from '../http/errors.js'
+import { TooManyRequestsError, ValidationError } from '../http/errors.js'
+import { eventBase } from '../auth/events.js'
+import { answerSecondStep, CHALLENGE_MESSAGES, SECOND_STEP_AMR, twoFactorBudgetKeys } from '../auth/two-factor/challenge-forms.js'
 import type { JwtGuard } from './guards/jwt/guard.js'
 import { ApiCredentialsError } from './errors.js'
 import { PersonalTokenForms } from './personal-tokens/token-forms.js'
@@ -50,6 +54,57 @@ async function issueToken(ctx: HttpContext): Promise<unknown> {
   const guard = ctx.auth.resolve<JwtGuard>('jwt')
   if (!(await guard.attempt(username, password))) throw new ApiCredentialsError()
   return { data: guard.token }
+}
+
+/** The second step's messages (422 `E_VALIDATION`, by field). */
+export const MFA_STEP_MESSAGES = {
+  tokenRequired: 'The mfa_token field is required.',
+  tokenInvalid: 'The mfa_token is invalid, used or expired: log in again.',
+  codeRequired: 'The code field (or recovery_code) is required.',
+} as const
+
+/**
+ * POST `<authRoute>/two-factor` (`mfa_token`, and `code` or `recovery_code`): the second step of
+ * a login whose password was right for a user with two-factor authentication (authRoute answered
+ * 401 `E_MFA_REQUIRED` with the `mfa_token`). Every answer takes a slot of the `two_factor` budget
+ * of that mfa_token and one of its user. A wrong code: 422, and the mfa_token stays usable (until
+ * the budget refuses or it expires). A right one uses the mfa_token up (of concurrent right
+ * answers exactly one gets a token) and answers as authRoute does, the token's `amr` being
+ * `['pwd', 'otp']`.
+ */
+async function issueTokenTwoFactor(ctx: HttpContext): Promise<unknown> {
+  const mfaToken = stringField(ctx, 'mfa_token') ?? ''
+  const code = (stringField(ctx, 'code') ?? '').trim()
+  const recovery = (stringField(ctx, 'recovery_code') ?? '').trim()
+  if (mfaToken === '') throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenRequired] })
+  if (code === '' && recovery === '') throw new ValidationError({ code: [MFA_STEP_MESSAGES.codeRequired] })
+  const app = ctx.app
+  const challenges = app.make('auth.challenges')
+  const row = app.has('auth.two_factor') ? await challenges.peek(mfaToken, 'mfa') : null
+  if (!row || row.user_id === null) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
+  const guard = ctx.auth.resolve<JwtGuard>('jwt')
+  const jwt = app.make('api.jwt')
+  const user = (await jwt.provider.findRecord(String(row.user_id)))?.user()
+  if (!user) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
+  const budget = ctx.auth.manager.budgets.two_factor
+  const keys = twoFactorBudgetKeys(ctx, user.getKey(), `mfa:${row.id}`)
+  const waits = await Promise.all(keys.map((key) => budget.take(key)))
+  if (waits.some((wait) => wait !== null)) {
+    const error = new TooManyRequestsError(Math.max(...waits.map((wait) => wait ?? 0)))
+    ctx.app.log.warn('auth.two_factor_throttled', { user_id: user.getKey(), ip: ctx.request.ip(), request_id: ctx.request.id, retry_after: error.retryAfter })
+    ctx.auth.manager.events.emit('auth:throttled', { ...eventBase(ctx, guard.name, user), retryAfter: error.retryAfter })
+    throw error
+  }
+  if (!(await answerSecondStep(ctx, user, guard.name, code, recovery))) {
+    throw new ValidationError({ [code !== '' ? 'code' : 'recovery_code']: [CHALLENGE_MESSAGES.invalid] })
+  }
+  // Single use: of concurrent right answers, only the one whose delete removed the row goes on.
+  if (!(await challenges.consume(mfaToken, 'mfa'))) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
+  await budget.clear(keys[keys.length - 1]!)
+  const token = await jwt.issue(user, { userAgent: ctx.request.header('user-agent') ?? null, ip: ctx.request.ip() }, SECOND_STEP_AMR)
+  ctx.auth.manager.events.emit('auth:token_issued', eventBase(ctx, guard.name, user))
+  ctx.auth.manager.events.emit('auth:login_succeeded', eventBase(ctx, guard.name, user))
+  return { data: token }
 }
 
 async function reissueToken(ctx: HttpContext): Promise<unknown> {
@@ -112,6 +167,7 @@ export function apiRoutes(options: ApiRoutesOptions = {}): RouteDefinition[] {
   return [
     ...tokensPage(options),
     tokenRoute(options.authRoute ?? '/api/auth', issueToken, 'api.auth'),
+    tokenRoute(`${options.authRoute ?? '/api/auth'}/two-factor`, issueTokenTwoFactor, 'api.auth.two_factor'),
     tokenRoute(options.reauthRoute ?? '/api/reauth', reissueToken, 'api.reauth'),
     tokenRoute(options.logoutRoute ?? '/api/logout', logout, 'api.logout'),
     tokenRoute(options.revokeRoute ?? '/api/revoke', revoke, 'api.revoke'),

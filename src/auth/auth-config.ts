@@ -23,11 +23,13 @@ export interface AuthGuardsConfig {
   features?: AuthFeature[]
   /** Security e-mails, each on (true) or off (false). */
   notifications?: Partial<Record<NotificationName, boolean>>
+  /** The `mfa` middleware: days a user without a second factor may still pass (default 0). */
+  mfa?: { grace_days?: number }
   [guard: string]: unknown
 }
 
 /** The budgets of `GUARDS.throttle`. */
-export type BudgetName = 'login' | 'ip' | 'account' | 'register' | 'reset' | 'verify' | 'confirm'
+export type BudgetName = 'login' | 'ip' | 'account' | 'register' | 'reset' | 'verify' | 'confirm' | 'two_factor'
 
 /** The features of `GUARDS.features`, each adding its routes to `Auth.routes()`. */
 export const AUTH_FEATURES = ['registration', 'reset_passwords', 'remember_me', 'email_verification', 'account', 'two_factor', 'passkeys'] as const
@@ -54,6 +56,7 @@ export const DEFAULT_BUDGETS: Record<BudgetName, BudgetLimit> = {
   reset: { attempts: 10, minutes: 1 },
   verify: { attempts: 6, minutes: 60 },
   confirm: { attempts: 5, minutes: 1 },
+  two_factor: { attempts: 5, minutes: 1 },
 }
 
 export interface ResolvedAuthConfig {
@@ -84,6 +87,8 @@ export interface ResolvedAuthConfig {
   passwordTimeout: number
   /** Which security e-mails are sent. */
   notifications: Record<NotificationName, boolean>
+  /** The `mfa` middleware's policy: days from the account's creation before it is enforced. */
+  mfa: { graceDays: number }
 }
 
 function resolveBudgets(value: unknown): Record<BudgetName, BudgetLimit | null> {
@@ -103,6 +108,15 @@ function resolveBudgets(value: unknown): Record<BudgetName, BudgetLimit | null> 
     out[name as BudgetName] = { attempts: attempts as number, minutes }
   }
   return out
+}
+
+function resolveMfa(value: unknown): ResolvedAuthConfig['mfa'] {
+  if (value === undefined) return { graceDays: 0 }
+  const graceDays = (value as { grace_days?: unknown } | null)?.grace_days
+  if (!value || typeof value !== 'object' || (graceDays !== undefined && !(typeof graceDays === 'number' && Number.isFinite(graceDays) && graceDays >= 0))) {
+    throw new AuthConfigError(`config/auth.ts: GUARDS.mfa must be { grace_days: a number of days from 0 }, got ${JSON.stringify(value)}.`)
+  }
+  return { graceDays: (graceDays as number | undefined) ?? 0 }
 }
 
 function resolveMaxWait(value: unknown): number {
@@ -192,5 +206,6 @@ export function resolveAuthConfig(guards: unknown, options: { requireModel: bool
     rememberLifetime: requiredMinutes(web?.remember_lifetime, `${defaultGuard}.remember_lifetime`, 43200),
     passwordTimeout: requiredMinutes(web?.password_timeout, `${defaultGuard}.password_timeout`, 15),
     notifications: resolveNotifications(config.notifications),
+    mfa: resolveMfa(config.mfa),
   }
 }

@@ -16,6 +16,11 @@ import { clientKey } from './throttle/client-key.js'
 import { sendVerificationAfterRegistration } from './accounts/email-verification.js'
 import { WebGuard } from './guards/web/guard.js'
 import type { Budget } from './throttle/budget.js'
+import { SecondFactorRequiredError } from './two-factor/errors.js'
+import { setSessionAmr } from './two-factor/amr.js'
+
+/** The amr of a login made with a password alone. */
+const PASSWORD_AMR: readonly string[] = ['pwd']
 
 function auth(ctx: HttpContext) {
   return ctx.auth
@@ -81,8 +86,8 @@ export const AuthForms = {
     if (home) return home
     const next = sameSitePath(ctx.request.input('next'))
     // The "Remember me" checkbox is shown only when the feature is on.
-    const rememberMe = auth(ctx).manager.resolved.features.has('remember_me')
-    return ctx.view.render('auth/login', { next, remember_me: rememberMe })
+    const { features } = auth(ctx).manager.resolved
+    return ctx.view.render('auth/login', { next, remember_me: features.has('remember_me'), passkeys: features.has('passkeys') })
   },
 
   /** POST /login: 302 to `next` (same-site paths only) or /home; failure 302 to /login. */
@@ -99,6 +104,13 @@ export const AuthForms = {
     try {
       user = await auth(ctx).attempt(email, password)
     } catch (error) {
+      // A correct password of a user with two-factor authentication: the pending login waits in
+      // the session for its second step on /two-factor-challenge (JSON: 401 E_MFA_REQUIRED).
+      if (error instanceof SecondFactorRequiredError && ctx.app.has('auth.two_factor_challenge')) {
+        ctx.app.make('auth.two_factor_challenge').pending.amend(ctx, { remember, next })
+        if (request.wantsJson()) throw error
+        return response.redirect('/two-factor-challenge')
+      }
       if (error instanceof TooManyRequestsError && !request.wantsJson()) {
         session.flash('error', AUTH_MESSAGES.throttled(error.retryAfter))
         session.flashInput({ email: text(email), ...(remember ? { remember: '1' } : {}) })
@@ -112,6 +124,8 @@ export const AuthForms = {
       session.flashInput({ email: text(email), ...(remember ? { remember: '1' } : {}) })
       return response.redirect(back)
     }
+    // How the login was made: a password (or a password on a device trusted to skip the second step).
+    setSessionAmr(ctx, [...(ctx.state.loginAmr ?? PASSWORD_AMR)])
     if (remember) {
       const guard = auth(ctx).resolve()
       if (guard instanceof WebGuard) await guard.remember()

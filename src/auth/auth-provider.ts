@@ -25,7 +25,12 @@ import { installSecurityNotifications } from './accounts/security-notifications.
 import { configureAuthRoutes } from './auth-routes.js'
 import { VerifiedMiddleware } from './middleware/verified-middleware.js'
 import { PasswordConfirmMiddleware } from './middleware/password-confirm-middleware.js'
+import { MfaMiddleware } from './middleware/mfa-middleware.js'
+import { installTwoFactor } from './two-factor/install.js'
+import { installTwoFactorChallenge } from './two-factor/install-challenge.js'
+import { installPasskeys } from './passkeys/install.js'
 import { AuditLog } from './audit/audit-log.js'
+import { AuthChallenges } from './challenges/auth-challenges.js'
 import { db } from '../database/database-manager.js'
 import type { Budget } from './throttle/budget.js'
 import type { BudgetName } from './auth-config.js'
@@ -41,6 +46,7 @@ export class AuthProvider extends ServiceProvider {
     app.singleton('auth.verifier', () => new CredentialVerifier(app.make('hasher'), app.make('auth.budgets'), app.log))
     app.singleton('auth.manager', () => createAuthManager(app))
     app.singleton('auth', () => app.make('auth.manager'))
+    app.singleton('auth.challenges', () => new AuthChallenges(() => db()))
     app.bind('http.context.auth', (ctx: HttpContext) => new Auth(ctx, app.make('auth.manager')))
     logAuthEvents(app.events, app.log)
   }
@@ -58,8 +64,17 @@ export class AuthProvider extends ServiceProvider {
     if (stacks) {
       stacks.verified ??= [VerifiedMiddleware]
       stacks['password.confirm'] ??= [PasswordConfirmMiddleware]
+      stacks.mfa ??= [MfaMiddleware]
     }
-    if (config.audit.enabled) new AuditLog(() => db(), app.log).listen(app.events)
+    await installTwoFactor(app, config)
+    await installTwoFactorChallenge(app, config)
+    await installPasskeys(app, config)
+    if (config.audit.enabled) {
+      const audit = new AuditLog(() => db(), app.log)
+      audit.listen(app.events)
+      // Before the database closes (hooks run newest first): a command's last events are written.
+      app.onShutdown(() => audit.flush())
+    }
     const file = findModule(app.path('app/mailables/ResetPassword'))
     const mod = file ? await importAppModule(file, 'app/mailables/ResetPassword.ts') : {}
     app.bind('auth.reset_mailable', mod.ResetPassword ?? mod.default ?? DefaultResetPassword)
@@ -81,5 +96,7 @@ declare module '../container/bindings.js' {
     'auth.verifier': CredentialVerifier
     /** The attempt budgets of `GUARDS.throttle` (login, ip, account, register, reset). */
     'auth.budgets': Record<BudgetName, Budget>
+    /** Single-use secrets of unfinished sign-in steps (passkey ceremonies, the API's mfa_token). */
+    'auth.challenges': AuthChallenges
   }
 }

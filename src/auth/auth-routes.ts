@@ -7,6 +7,7 @@
 import { Route } from '../routing/route.js'
 import type { RouteDefinition } from '../routing/route-definition.js'
 import { LEGACY_FEATURES, type AuthFeature } from './auth-config.js'
+import { servePasskeyClient } from './passkeys/client-bundle.js'
 
 let configured: ReadonlySet<AuthFeature> = new Set(LEGACY_FEATURES)
 
@@ -64,6 +65,38 @@ export function authRoutes(options: { features?: Iterable<AuthFeature> } = {}): 
       Route.post('/account/delete', 'auth/AccountController@destroy').name('account.delete').middleware(['auth', 'password.confirm']),
       // One click from a security e-mail; it only ever locks the account down (see docs/accounts.md).
       Route.get('/account/secure/@token', 'auth/SecureAccountController@secure').name('account.secure'),
+    )
+  }
+  if (on.has('two_factor')) {
+    // Everything that shows or changes the second factor wants the password typed recently: a
+    // borrowed session cannot enrol its own authenticator or read the secret.
+    const confirmed = ['auth', 'password.confirm']
+    routes.push(
+      Route.get('/account/two-factor', 'auth/TwoFactorController@show').name('two_factor').middleware(confirmed),
+      Route.post('/account/two-factor', 'auth/TwoFactorController@enable').name('two_factor.enable').middleware(confirmed),
+      Route.post('/account/two-factor/recovery-codes', 'auth/TwoFactorController@regenerate').name('two_factor.recovery_codes').middleware(confirmed),
+      Route.post('/account/two-factor/disable', 'auth/TwoFactorController@disable').name('two_factor.disable').middleware(confirmed),
+      Route.post('/account/two-factor/forget-devices', 'auth/TwoFactorChallengeController@forgetDevices').name('two_factor.forget_devices').middleware(['auth']),
+    )
+  }
+  if (on.has('two_factor') || on.has('passkeys')) {
+    // The second step of a login, and the step-up `mfa` sends to (with a passkey when `two_factor` is off).
+    routes.push(
+      Route.get('/two-factor-challenge', 'auth/TwoFactorChallengeController@show').name('two_factor.challenge'),
+      Route.post('/two-factor-challenge', 'auth/TwoFactorChallengeController@store').name('two_factor.challenge.store'),
+    )
+  }
+  if (on.has('passkeys')) {
+    const confirmed = ['auth', 'password.confirm']
+    routes.push(
+      Route.get('/account/passkeys', 'auth/PasskeyController@index').name('passkeys').middleware(['auth']),
+      Route.post('/account/passkeys/@id/delete', 'auth/PasskeyController@destroy').name('passkeys.destroy').middleware(confirmed),
+      Route.post('/passkeys/register/options', 'auth/PasskeyController@registerOptions').name('passkeys.register.options').middleware(confirmed),
+      Route.post('/passkeys/register', 'auth/PasskeyController@register').name('passkeys.register').middleware(confirmed),
+      Route.post('/passkeys/login/options', 'auth/PasskeyController@loginOptions').name('passkeys.login.options'),
+      Route.post('/passkeys/login', 'auth/PasskeyController@login').name('passkeys.login'),
+      // The browser side: @simplewebauthn/browser and the pages' script, served by the framework.
+      Route.get('/passkeys/client.js', servePasskeyClient).name('passkeys.client'),
     )
   }
   return routes

@@ -20,6 +20,8 @@ export function Authenticates<T extends ModelClass>(Base: T) {
   abstract class Authenticatable extends Base {
     static authColumn = 'email'
     static passwordColumn = 'password'
+    /** Never in the user's JSON: the encrypted TOTP secret and its bookkeeping. */
+    static extraHidden = ['two_factor_secret', 'two_factor_confirmed_at', 'two_factor_last_step']
 
     /** The user whose auth column is `value` (normalised, case-insensitive), or null. */
     static async findForAuth(value: unknown): Promise<any | null> {

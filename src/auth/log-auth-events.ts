@@ -31,6 +31,11 @@ const LINES: { [K in keyof AuthEvents]: [level: 'info' | 'warn', line: string] }
   'auth:device_revoked': ['info', 'auth.device_revoked'],
   'auth:account_deleted': ['info', 'auth.account_deleted'],
   'auth:secured': ['warn', 'auth.secured'],
+  'auth:two_factor_enabled': ['info', 'auth.two_factor_enabled'],
+  'auth:two_factor_disabled': ['info', 'auth.two_factor_disabled'],
+  'auth:two_factor_failed': ['warn', 'auth.two_factor_failed'],
+  'auth:passkey_added': ['info', 'auth.passkey_added'],
+  'auth:passkey_removed': ['info', 'auth.passkey_removed'],
 }
 
 function fields(name: keyof AuthEvents, event: AuthEventBase & { retryAfter?: number; userId?: string }): Record<string, unknown> {

@@ -1,7 +1,8 @@
 /**
  * @module auth/prune
  * Housekeeping for the tables auth grows: web logins past their lifetime or idle timeout, expired reset links, remember-me tokens,
- * mailed links (verification, "This wasn't me"), expired personal access tokens, revoked or
+ * mailed links (verification, "This wasn't me", trusted devices), sign-in challenges (passkeys, the
+ * API's second step), expired personal access tokens, revoked or
  * expired API token families, finished
  * throttle windows and audit rows older than `GUARDS.audit.keep_days`. Each table is skipped
  * when the app does not have it. Run by `node craft auth:prune`.
@@ -37,6 +38,7 @@ export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, now:
   await prune(config.passwordResetTable, (q) => q.whereNotNull('expires_at').where('expires_at', '<=', now))
   await prune('remember_tokens', (q) => q.where('expires_at', '<=', now))
   await prune('user_tokens', (q) => q.where('expires_at', '<=', now))
+  await prune('auth_challenges', (q) => q.where('expires_at', '<=', now))
   await prune('personal_access_tokens', (q) => q.whereNotNull('expires_at').where('expires_at', '<=', now))
   // API token families (`DRIVERS.jwt.store = 'table'`): revoked ones, and those past `max_age`.
   await prune('api_tokens', (q) => q.whereNotNull('revoked_at').orWhere((w) => w.whereNotNull('expires_at').where('expires_at', '<=', now)))

@@ -25,6 +25,7 @@ import { registerAuthEventsCommand } from './commands/auth-events-command.js'
 import { registerAuthPruneCommand } from './commands/auth-prune-command.js'
 import { registerApiInstallCommand } from './commands/api-install-command.js'
 import { registerTokenCreateCommand } from './commands/token-create-command.js'
+import { registerTwoFactorCommand, registerTwoFactorReencryptCommand } from './commands/two-factor-command.js'
 import { registerOpenApiCommand } from './commands/openapi-command.js'
 import { registerTestCommand } from './commands/test-command.js'
 import { registerTypecheckCommand } from './commands/typecheck-command.js'
@@ -64,6 +65,8 @@ export function buildProgram(ctx: CliContext): Command {
   registerAuthPruneCommand(program, ctx)
   registerApiInstallCommand(program, ctx)
   registerTokenCreateCommand(program, ctx)
+  registerTwoFactorCommand(program, ctx)
+  registerTwoFactorReencryptCommand(program, ctx)
   registerOpenApiCommand(program, ctx)
   registerMigrateCommands(program, ctx)
   registerControllerCommand(program, ctx)

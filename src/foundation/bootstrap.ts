@@ -22,6 +22,7 @@ import { FrameworkError } from './framework-error.js'
 import { HttpKernel } from './http-kernel.js'
 import type { ServiceProvider, ServiceProviderClass } from './service-provider.js'
 import { CookieJar } from '../http/cookie-jar.js'
+import { Encrypter } from '../support/encrypter.js'
 import { ExceptionHandler } from '../http/exception-handler.js'
 import { resolveRoute } from '../routing/handler-resolver.js'
 import { setCurrentRouter } from '../routing/router.js'
@@ -101,6 +102,7 @@ function checkAppKey(basePath: string, mode: 'http' | 'console'): string {
 function bindCoreServices(app: Application, cookieKey: string): void {
   const previousKeys = (process.env.APP_PREVIOUS_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
   app.bind('cookies', new CookieJar(cookieKey, previousKeys))
+  app.bind('encrypter', new Encrypter(cookieKey, previousKeys))
   app.bind('exceptions', new ExceptionHandler(app))
   app.bind('middleware.instances', new Map())
   app.bind('url.for', (name: string, params?: Record<string, unknown>) => app.router.url(name, params))

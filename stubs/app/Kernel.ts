@@ -1,5 +1,5 @@
 import { HttpKernel, SessionMiddleware, VerifyCsrfTokenMiddleware } from 'trowel'
-import { AuthenticationMiddleware, GuestMiddleware, InitializeAuthMiddleware, PasswordConfirmMiddleware, VerifiedMiddleware } from 'trowel/auth'
+import { AuthenticationMiddleware, GuestMiddleware, InitializeAuthMiddleware, MfaMiddleware, PasswordConfirmMiddleware, VerifiedMiddleware } from 'trowel/auth'
 
 export class Kernel extends HttpKernel {
   /** Runs on every request. */
@@ -12,6 +12,7 @@ export class Kernel extends HttpKernel {
     guest: [GuestMiddleware],
     verified: [VerifiedMiddleware],
     'password.confirm': [PasswordConfirmMiddleware],
+    mfa: [MfaMiddleware],
   }
 
   registerRoutes() {

@@ -103,6 +103,8 @@ describe('account pages in chromium', { skip }, () => {
     assert.notEqual(outline, 'none', 'a focused element is visibly outlined')
     assert.ok((await page.evaluate('document.activeElement.getBoundingClientRect().top')) as number >= 0, 'the focused skip link is on screen')
     await page.keyboard.press('Enter')
+    // The fragment navigation is reported by the browser after the key press returns.
+    await page.waitForURL((url) => url.hash === '#main', { timeout: 5000 }).catch(() => undefined)
     assert.equal(new URL(page.url()).hash, '#main')
     assert.equal(await currentNavItem(page), 'Log in')
   })

@@ -5,7 +5,7 @@
  */
 import type { TestApp } from './app-harness.js'
 
-export type BudgetName = 'login' | 'ip' | 'account' | 'register' | 'reset' | 'verify' | 'confirm'
+export type BudgetName = 'login' | 'ip' | 'account' | 'register' | 'reset' | 'verify' | 'confirm' | 'two_factor'
 export type BudgetValue = { attempts: number; minutes: number } | null
 
 /** Sets each named budget of GUARDS.throttle (null turns it off); throws when one is not in the file. */
@@ -23,7 +23,7 @@ export function setBudgets(app: TestApp, budgets: Partial<Record<BudgetName, Bud
 
 /** Every budget off but those named in `keep`. */
 export function budgetsOff(app: TestApp, keep: BudgetName[] = []): void {
-  const all: BudgetName[] = ['login', 'ip', 'account', 'register', 'reset', 'verify', 'confirm']
+  const all: BudgetName[] = ['login', 'ip', 'account', 'register', 'reset', 'verify', 'confirm', 'two_factor']
   setBudgets(app, Object.fromEntries(all.filter((n) => !keep.includes(n)).map((n) => [n, null])))
 }
 

@@ -159,7 +159,7 @@ export const AccountForms = {
       manager.revoker.hasTable(resets),
     ])
     await db().transaction(async (trx) => {
-      await manager.revoker.revokeAll(userId, { trx })
+      await manager.revoker.revokeAll(userId, { trx, deleting: true })
       if (hasUserTokens) await manager.userTokens.revokeAll(userId, undefined, trx)
       if (hasResets && email !== '') await trx(resets).where('email', email).delete()
       await user.delete({ client: trx })

@@ -13,6 +13,8 @@ export interface RevokeOptions {
   trx?: Knex.Transaction
   /** The `login_tokens.token_hash` of the login to keep (this device); null/absent = end all. */
   keepLoginHash?: string | null
+  /** The user is being deleted: kinds that must outlive the row (token epochs) leave a trace. */
+  deleting?: boolean
 }
 
 /** Ends one kind of login for a user; answers how many it ended. */

@@ -9,7 +9,7 @@
 import type { Knex } from 'knex'
 import { randomToken, sha256Hex } from '../tokens/index.js'
 
-export type UserTokenPurpose = 'verify_email' | 'secure'
+export type UserTokenPurpose = 'verify_email' | 'secure' | 'two_factor_trust'
 
 export interface UserTokenRow {
   id: number

@@ -35,6 +35,11 @@ const RECORDED: Record<keyof AuthEvents, true> = {
   'auth:device_revoked': true,
   'auth:account_deleted': true,
   'auth:secured': true,
+  'auth:two_factor_enabled': true,
+  'auth:two_factor_disabled': true,
+  'auth:two_factor_failed': true,
+  'auth:passkey_added': true,
+  'auth:passkey_removed': true,
 }
 export const AUTH_EVENT_NAMES = Object.keys(RECORDED) as (keyof AuthEvents)[]
 
@@ -64,6 +69,8 @@ export function auditRow(type: string, event: AuthEventBase & Record<string, unk
 export class AuditLog {
   #ready: Promise<boolean> | undefined
   #warned = false
+  /** Rows being written: `flush()` waits for them (before the database closes at shutdown). */
+  readonly #pending = new Set<Promise<void>>()
 
   constructor(
     private readonly db: () => Knex,
@@ -73,8 +80,21 @@ export class AuditLog {
   /** Subscribes to every auth event. */
   listen(events: Emitter): void {
     for (const name of AUTH_EVENT_NAMES) {
-      events.on(name, (event) => this.record(name, event as AuthEventBase & Record<string, unknown>))
+      events.on(name, (event) => this.#track(this.record(name, event as AuthEventBase & Record<string, unknown>)))
     }
+  }
+
+  /** Resolves once every row being written is written (or has failed): a command's events are not lost at shutdown. */
+  async flush(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending])
+  }
+
+  /** Keeps `write` until it settles; returned as is, so the emitter still reports a failure. */
+  #track(write: Promise<void>): Promise<void> {
+    this.#pending.add(write)
+    const done = () => void this.#pending.delete(write)
+    write.then(done, done)
+    return write
   }
 
   /** Writes one row; resolves once written (or skipped when the table is missing). */

@@ -9,6 +9,7 @@ import type { Command } from 'commander'
 import { FRAMEWORK_ROOT } from '../../foundation/application.js'
 import { writeFiles, missingFrameworkMigrations } from '../generator.js'
 import { colors } from '../output.js'
+import { CliError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
 
 /** Every file under `dir` (recursively), as paths relative to it, sorted. */
@@ -36,7 +37,7 @@ export function authFiles(root: string): { path: string; contents: string }[] {
 }
 
 /** Migrations `craft auth` adds when the app has none of that name yet (any timestamp). */
-const MIGRATIONS = ['create_auth_events_table', 'create_account_tables']
+const MIGRATIONS = ['create_auth_events_table', 'create_account_tables', 'create_two_factor_tables']
 
 export function authMigrations(root: string): { path: string; contents: string }[] {
   return missingFrameworkMigrations(root, MIGRATIONS)
@@ -71,9 +72,16 @@ export function registerAuthCommand(program: Command, ctx: CliContext): void {
     .command('auth')
     .description('create the auth and account pages (controllers, templates, e-mails) and their migrations, and add the pages to routes/web.ts')
     .option('--force', 'overwrite existing files')
-    .action((opts: { force?: boolean }) => {
+    .option('--missing', 'add only the files this app lacks (after upgrading trowel), changing none it has')
+    .action((opts: { force?: boolean; missing?: boolean }) => {
       const root = ctx.requireApp()
-      writeFiles([...authFiles(root), ...authMigrations(root)], { force: opts.force, root, out: ctx.out })
+      if (opts.force && opts.missing) throw new CliError('--force and --missing exclude each other: --force overwrites every file, --missing only adds the absent ones.')
+      let files = [...authFiles(root), ...authMigrations(root)]
+      if (opts.missing) {
+        files = files.filter((f) => !existsSync(f.path))
+        if (files.length === 0) ctx.out('Nothing to add: the app has every auth file and migration.')
+      }
+      writeFiles(files, { force: opts.force, root, out: ctx.out })
       const wired = wireAuthRoutes(root)
       if (wired === 'added') ctx.out(`${colors().green('Updated')} routes/web.ts (...authRoutes() serves the pages)`)
       else if (wired !== 'present') ctx.out(`Not changed: ${wired.refused}. Add the routes by hand:  import { Auth } from 'trowel/auth'  and  ...Auth.routes()  in ROUTES`)

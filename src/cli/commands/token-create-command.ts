@@ -12,8 +12,6 @@ import type { Command } from 'commander'
 import { PERSONAL_TOKENS_TABLE } from '../../api/personal-tokens/repository.js'
 import { issuePersonalToken } from '../../api/personal-tokens/issue.js'
 import { CliError } from '../cli-error.js'
-import { AUDIT_TABLE } from '../../auth/audit/audit-log.js'
-import type { Knex } from 'knex'
 import type { CliContext } from '../context.js'
 
 export const PERSONAL_TOKENS_MIGRATION = 'create_personal_access_tokens_table'
@@ -21,25 +19,6 @@ export const PERSONAL_TOKENS_MIGRATION = 'create_personal_access_tokens_table'
 /** The personal access tokens migration, unless the app has one of that name (any timestamp). */
 export function personalTokensMigration(root: string): { path: string; contents: string }[] {
   return missingFrameworkMigrations(root, [PERSONAL_TOKENS_MIGRATION])
-}
-
-/** `auth:token_issued` rows in the audit log, or null when there is no audit table. */
-async function auditCount(knex: Knex): Promise<number | null> {
-  if (!(await knex.schema.hasTable(AUDIT_TABLE))) return null
-  const row = (await knex(AUDIT_TABLE).where('type', 'auth:token_issued').count({ n: '*' }).first()) as { n?: unknown } | undefined
-  return Number(row?.n ?? 0)
-}
-
-/**
- * The audit log writes its row after the event, without being awaited; shutting the database
- * down before that write would lose it (and keep the process waiting). Waits up to 2 s for it.
- */
-async function auditWritten(knex: Knex, before: number | null): Promise<void> {
-  if (before === null) return
-  for (let waited = 0; waited < 2000; waited += 20) {
-    if (((await auditCount(knex)) ?? 0) > before) return
-    await new Promise((r) => setTimeout(r, 20))
-  }
 }
 
 interface Options {
@@ -82,7 +61,6 @@ export function registerTokenCreateCommand(program: Command, ctx: CliContext): v
         const model = app.make('auth').model
         const user = model ? await model.findForAuth(email) : null
         if (!user) throw new CliError(`No user with the address "${email}".`)
-        const audited = await auditCount(repository.db)
         let created
         try {
           created = await issuePersonalToken(repository, user, opts.name, { abilities: opts.abilities ?? [], expiresIn }, { emitter: app.events })
@@ -90,7 +68,6 @@ export function registerTokenCreateCommand(program: Command, ctx: CliContext): v
           if (error instanceof RangeError) throw new CliError(error.message)
           throw error
         }
-        await auditWritten(repository.db, audited)
         const abilities = created.abilities.length ? created.abilities.join(', ') : 'none'
         const expires = created.expiresAt ? created.expiresAt.toISOString() : 'never'
         process.stderr.write(`Created token "${created.name}" (#${created.id}) for ${email}; abilities: ${abilities}; expires: ${expires}.\n`)

@@ -27,7 +27,7 @@ export const GUARDS = {
   /**
    * Attempt budgets ({ attempts, minutes }; null turns one off): login attempts per address+IP, per IP
    * and per account; registrations and reset requests per IP; verification e-mails per account;
-   * password confirmations per account.
+   * password confirmations per account; wrong two-factor codes per pending login.
    */
   throttle: {
     login: { attempts: 5, minutes: 1 },
@@ -37,7 +37,10 @@ export const GUARDS = {
     reset: { attempts: 10, minutes: 1 },
     verify: { attempts: 6, minutes: 60 },
     confirm: { attempts: 5, minutes: 1 },
+    two_factor: { attempts: 5, minutes: 1 },
   },
+  /** The `mfa` middleware: days after sign-up a user without a second factor may still pass. */
+  mfa: { grace_days: 0 },
   /** The audit log (table auth_events, `node craft auth:events`): rows older than keep_days are pruned. */
   audit: { enabled: true, keep_days: 365 },
 }

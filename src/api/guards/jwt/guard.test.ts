@@ -60,6 +60,20 @@ describe('JwtGuard', () => {
       await assert.rejects(guard(jwt, forged).verifyRequest(), (e: unknown) => e instanceof TokenInvalidError && e.cause !== undefined)
     })
 
+    it('with authenticates false, answers without a promise; a refusal is thrown again, logged once', () => {
+      const jwt = service()
+      const { token } = jwt.codec.sign('1')
+      const g = guard(jwt, token)
+      const verified = g.verifyRequestNow()
+      assert.ok(!(verified instanceof Promise))
+      assert.equal(verified.payload.sub, '1')
+      assert.equal(g.verifyRequestNow(), verified)
+      const refused = guard(jwt, token.slice(0, -2) + (token.endsWith('AA') ? 'BB' : 'AA'))
+      assert.throws(() => refused.verifyRequestNow(), TokenInvalidError)
+      assert.throws(() => refused.verifyRequestNow(), TokenInvalidError)
+      assert.equal(logs.filter((l) => l.includes('auth.token_rejected')).length, 1)
+    })
+
     it('with authenticates false, makes no look-up at all', async () => {
       const jwt = service()
       const token = await jwt.issue(ada)

@@ -10,6 +10,8 @@
  *   already replaced by a reissue authenticates nobody.
  * Every user read is the same single primary-key look-up, made at most once per request. The
  * verified token is also left in `ctx.state.jwt`, for routes that need only its claims.
+ * `verifyRequestNow()`/`subjectNow()` answer without a promise when nothing has to wait (no
+ * query, or SQLite's kept statement), so the `api` stack's middleware add no microtask turns.
  */
 import type { HttpContext } from '../../../http/context.js'
 import type { AuthUser } from '../../../auth/types.js'
@@ -28,6 +30,9 @@ import { ALL_ABILITIES } from '../../personal-tokens/abilities.js'
 import type { PersonalToken } from '../../personal-tokens/repository.js'
 import { personalEventDetail } from '../../personal-tokens/issue.js'
 
+/** A JWT's abilities: all of them (one frozen list shared by every request). */
+const JWT_ABILITIES: readonly string[] = Object.freeze([ALL_ABILITIES])
+
 export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> {
   readonly driverName = 'jwt'
   /** The token the last login on this guard issued, for this request. */
@@ -38,6 +43,8 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
   // The settled values too, so later callers in the request skip awaiting the promises again.
   #verifiedValue: VerifiedToken | undefined
   #recordValue: TokenRecord<User> | null | undefined
+  /** What a synchronous verification threw, thrown again to later callers (logged once). */
+  #verifyFailure: unknown
 
   constructor(name: string, ctx: HttpContext, deps: JwtGuardDependencies<User>) {
     super(name, ctx, deps)
@@ -46,13 +53,52 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
 
   /** The request's verified token; throws TokenMissingError or TokenInvalidError. Runs once. */
   verifyRequest(): Promise<VerifiedToken> {
-    return (this.#verified ??= this.#verifyRequest())
+    try {
+      const verified = this.verifyRequestNow()
+      return verified instanceof Promise ? verified : Promise.resolve(verified)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /**
+   * `verifyRequest` without a promise when nothing needs to wait (a JWT with `authenticates:
+   * false`: no query); it then throws its TokenMissingError or TokenInvalidError synchronously.
+   */
+  verifyRequestNow(): VerifiedToken | Promise<VerifiedToken> {
+    if (this.#verifiedValue !== undefined) return this.#verifiedValue
+    if (this.#verified !== undefined) return this.#verified
+    if (this.#verifyFailure !== undefined) throw this.#verifyFailure
+    let verified: VerifiedToken | Promise<VerifiedToken>
+    try {
+      verified = this.#verifyRequest()
+    } catch (error) {
+      this.#verifyFailure = error
+      throw error
+    }
+    if (verified instanceof Promise) this.#verified = verified
+    return verified
   }
 
   /** The user the token names (`sub`), whether or not the token is still its current one. */
-  async subject(): Promise<User> {
-    const verified = this.#verifiedValue ?? (await this.verifyRequest())
-    const record = this.#recordValue !== undefined ? this.#recordValue : await this.#recordOf(verified.payload.sub)
+  subject(): Promise<User> {
+    try {
+      const user = this.subjectNow()
+      return user instanceof Promise ? user : Promise.resolve(user)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /** `subject` without a promise when the token and the user's row are at hand. */
+  subjectNow(): User | Promise<User> {
+    const verified = this.verifyRequestNow()
+    if (verified instanceof Promise) return verified.then(() => this.subjectNow())
+    if (this.#recordValue === undefined) {
+      const record = this.#recordOf(verified.payload.sub)
+      if (record instanceof Promise) return record.then(() => this.subjectNow())
+    }
+    const record = this.#recordValue
     if (!record) throw this.#rejected(new TokenInvalidError())
     return record.user()
   }
@@ -135,7 +181,7 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     }
   }
 
-  async #verifyRequest(): Promise<VerifiedToken> {
+  #verifyRequest(): VerifiedToken | Promise<VerifiedToken> {
     const token = bearerToken(this.ctx.request)
     if (token === undefined) throw this.#rejected(new TokenMissingError())
     if (token === null) throw this.#rejected(new TokenInvalidError())
@@ -146,18 +192,36 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     } catch (error) {
       throw error instanceof JwtError ? this.#rejected(new TokenInvalidError({ cause: error })) : error
     }
-    if (this.#deps.jwt.authenticates && this.#deps.jwt.families) {
-      // `store: 'table'`: the token must be its family's current one (one look-up by its digest).
-      if (!(await this.#deps.jwt.families.isCurrent(verified.payload.sub, verified.payload.fid, verified.digest))) {
-        throw this.#rejected(new TokenInvalidError({ cause: new JwtRevokedError() }))
-      }
-    } else if (this.#deps.jwt.authenticates) {
-      const record = await this.#recordOf(verified.payload.sub)
-      if (!record || !timingSafeEqualString(record.digest, verified.digest)) throw this.#rejected(new TokenInvalidError({ cause: new JwtRevokedError() }))
+    return this.#deps.jwt.authenticates ? this.#checkCurrent(verified) : this.#accept(verified)
+  }
+
+  /**
+   * `authenticates: true`: the token must also be its user's current one (the row read here is
+   * the one `subject()` uses), or with `store: 'table'` its family's.
+   */
+  #checkCurrent(verified: VerifiedToken): VerifiedToken | Promise<VerifiedToken> {
+    if (this.#deps.jwt.families) return this.#checkFamily(verified)
+    const record = this.#recordOf(verified.payload.sub)
+    return record instanceof Promise ? record.then((found) => this.#checkDigest(verified, found)) : this.#checkDigest(verified, record)
+  }
+
+  #checkDigest(verified: VerifiedToken, record: TokenRecord<User> | null): VerifiedToken {
+    if (!record || !timingSafeEqualString(record.digest, verified.digest)) throw this.#rejected(new TokenInvalidError({ cause: new JwtRevokedError() }))
+    return this.#accept(verified)
+  }
+
+  /** `store: 'table'`: the token must be its family's current one (one look-up by its digest). */
+  async #checkFamily(verified: VerifiedToken): Promise<VerifiedToken> {
+    if (!(await this.#deps.jwt.families!.isCurrent(verified.payload.sub, verified.payload.fid, verified.digest))) {
+      throw this.#rejected(new TokenInvalidError({ cause: new JwtRevokedError() }))
     }
+    return this.#accept(verified)
+  }
+
+  #accept(verified: VerifiedToken): VerifiedToken {
     this.ctx.state.jwt = this.#verifiedValue = verified
     // A JWT from the token route carries every ability (`ability:` middleware).
-    this.ctx.state.abilities = [ALL_ABILITIES]
+    this.ctx.state.abilities = JWT_ABILITIES
     return verified
   }
 
@@ -193,8 +257,16 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     if (revoked) this.#deps.events.emit('auth:token_revoked', { ...eventBase(this.ctx, this.name, user), userId: revoked.userId, ...personalEventDetail(revoked) })
   }
 
-  #recordOf(sub: string): Promise<TokenRecord<User> | null> {
-    return (this.#record ??= this.#deps.provider.findRecord(sub).then((record) => (this.#recordValue = record)))
+  /** The token subject's record, read once per request; synchronous when the provider can answer so. */
+  #recordOf(sub: string): TokenRecord<User> | null | Promise<TokenRecord<User> | null> {
+    if (this.#recordValue !== undefined) return this.#recordValue
+    if (this.#record === undefined) {
+      const provider = this.#deps.provider
+      const found = provider.findRecordNow ? provider.findRecordNow(sub) : provider.findRecord(sub)
+      if (!(found instanceof Promise)) return (this.#recordValue = found)
+      this.#record = found.then((record) => (this.#recordValue = record))
+    }
+    return this.#record
   }
 
   /** Logs a refused token (code, IP, route pattern; never the token) and returns the error. */

@@ -21,6 +21,8 @@ export interface TokenRecord<User> {
 export interface JwtUserProvider<User extends AuthUser = AuthUser> extends CredentialUserProvider<User> {
   /** User `id`'s record: one primary-key look-up; null when there is no such user. */
   findRecord(id: string): Promise<TokenRecord<User> | null>
+  /** Optional: `findRecord` answered without a promise when the row is at hand. */
+  findRecordNow?(id: string): TokenRecord<User> | null | Promise<TokenRecord<User> | null>
   /** Stores `digest` as `user`'s current token; null clears it (no token is current). */
   storeDigest(user: User, digest: string | null): Promise<void>
   /** Atomically replaces `oldDigest` by `newDigest`; false when `oldDigest` was not the stored one. */

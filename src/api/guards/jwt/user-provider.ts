@@ -21,9 +21,19 @@ export class ModelJwtUserProvider<User extends ModelUser = ModelUser> extends Mo
   }
 
   async findRecord(id: string): Promise<TokenRecord<User> | null> {
+    return this.findRecordNow(id)
+  }
+
+  /** `findRecord` without a promise when the row is at hand (SQLite's kept statement). */
+  findRecordNow(id: string): TokenRecord<User> | null | Promise<TokenRecord<User> | null> {
     const model = this.model as AuthModel & { connection?: string }
-    const row = await getDatabase().prepared(model.connection).findBy(model.getTable(), this.#primaryKey, id)
+    const row = getDatabase().prepared(model.connection).lookup(model.getTable(), this.#primaryKey, id)
+    return row instanceof Promise ? row.then((found) => this.#record(found)) : this.#record(row)
+  }
+
+  #record(row: Record<string, unknown> | undefined): TokenRecord<User> | null {
     if (!row) return null
+    const model = this.model
     const digest = row[this.column]
     let user: User | undefined
     return {

@@ -20,6 +20,13 @@
  * request only; any other token of a known series is theft: the series and its login end, both
  * cookies are cleared and `auth:remember_reuse` is emitted. Such a login never counts as a typed
  * password for `password.confirm`; a password login (`attempt`) does.
+ *
+ * What the session knows about a login (how it was made, `auth.amr`; when the password was last
+ * typed; where a confirmation or step-up goes back to) belongs to that login only: the session
+ * holds `auth.login`, the SHA-256 of the login token it was earned with, set by every login. A
+ * request whose login is another one (a `trowel_auth` cookie paired with some other session)
+ * finds those keys forgotten, so it must confirm and step up for itself. Checking it costs one
+ * hash of the token, no query.
  */
 import type { HttpContext } from '../../../http/context.js'
 import type { AuthUser } from '../../types.js'
@@ -27,11 +34,16 @@ import { eventBase } from '../../events.js'
 import { BaseGuard } from '../base-guard.js'
 import { randomToken } from '../../../support/random-token.js'
 import { sha256Hex } from '../../tokens/index.js'
-import { markPasswordConfirmed, PASSWORD_CONFIRMED_AT } from '../../middleware/password-confirm-middleware.js'
+import { CONFIRM_INTENDED, markPasswordConfirmed, PASSWORD_CONFIRMED_AT } from '../../middleware/password-confirm-middleware.js'
 import { AUTH_COOKIE, REMEMBER_COOKIE, type WebGuardDependencies } from './types.js'
+import { AMR_SESSION_KEY, MFA_INTENDED } from '../../two-factor/amr.js'
 
 /** The known-device cookie: `<random device id>.<base64url of the account's primary key>`, signed. */
 export const DEVICE_COOKIE = 'trowel_device'
+/** Session key: SHA-256 of the token of the login whose state the session holds. */
+export const LOGIN_BINDING_KEY = 'auth.login'
+/** Session keys earned by one login, forgotten when the session meets another login. */
+const LOGIN_BOUND_KEYS = [AMR_SESSION_KEY, PASSWORD_CONFIRMED_AT, CONFIRM_INTENDED, MFA_INTENDED]
 /** One year, in seconds. */
 const DEVICE_COOKIE_MAX_AGE = 365 * 24 * 60 * 60
 
@@ -56,6 +68,15 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     this.#deps = deps
   }
 
+  /**
+   * Whether the request carries anything this guard could log in from (the login cookie, or a
+   * "remember me" cookie with the feature on). Without either, nobody is logged in: no query.
+   */
+  hasCredentials(): boolean {
+    const { request } = this.ctx
+    return request.cookie(AUTH_COOKIE) !== undefined || (this.#deps.remember !== undefined && this.#deps.remember !== null && request.cookie(REMEMBER_COOKIE) !== undefined)
+  }
+
   protected async resolve(): Promise<User> {
     const token = this.ctx.request.cookie(AUTH_COOKIE)
     if (token) {
@@ -63,6 +84,7 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
       const user = userId === null ? null : await this.#deps.provider.findById(userId)
       if (user) {
         this.#loginToken = token
+        this.#bindSession(token)
         return user
       }
       this.ctx.response.clearCookie(AUTH_COOKIE)
@@ -126,7 +148,7 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
         if (this.ctx.hasSession) {
           // A new login: a new session id and CSRF token. It is not a typed password.
           this.ctx.session.regenerate()
-          this.#forgetConfirmation()
+          this.#bindSession(login)
         }
         this.ctx.app.log.info('auth.remembered', { user_id: user.getKey(), ip: request.ip(), request_id: request.id })
         return user
@@ -139,7 +161,7 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
       // This request only: no login made, no cookie set (the winning request's answer carries them).
       const user = await this.#deps.provider.findById(found.row.user_id)
       if (user) {
-        this.#forgetConfirmation()
+        this.#forgetLoginState()
         return user
       }
       await remember.endDevice(found.row)
@@ -164,9 +186,23 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     this.ctx.response.clearCookie(AUTH_COOKIE)
   }
 
-  /** A session carried over from before must not keep an earlier password confirmation. */
-  #forgetConfirmation(): void {
-    if (this.ctx.hasSession && this.ctx.session.has(PASSWORD_CONFIRMED_AT)) this.ctx.session.forget(PASSWORD_CONFIRMED_AT)
+  /**
+   * Ties the session to the login holding `token`: when it held another login's state (or none
+   * was recorded), that state is forgotten (see the module comment). A hash, no query.
+   */
+  #bindSession(token: string): void {
+    if (!this.ctx.hasSession) return
+    const binding = sha256Hex(token)
+    if (this.ctx.session.get<unknown>(LOGIN_BINDING_KEY) === binding) return
+    this.#forgetLoginState()
+    this.ctx.session.put(LOGIN_BINDING_KEY, binding)
+  }
+
+  /** Forgets what the session knew about a login: its amr, password confirmation, intended pages. */
+  #forgetLoginState(): void {
+    if (!this.ctx.hasSession) return
+    const session = this.ctx.session
+    for (const key of LOGIN_BOUND_KEYS) if (session.has(key)) session.forget(key)
   }
 
   protected override knownDevice(accountId: unknown): boolean {
@@ -197,7 +233,12 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     // Any login (a password, registration, attemptById) makes this browser a known device of the
     // account: the browser that registered gets no "new device" e-mail when it logs in again.
     this.#rememberDevice(user)
-    if (this.ctx.hasSession) await this.ctx.session.regenerate()
+    if (this.ctx.hasSession) {
+      await this.ctx.session.regenerate()
+      // What an earlier login of this session earned says nothing about this one (its caller sets
+      // how it was made, and whether a password was typed).
+      this.#bindSession(token)
+    }
     this.setUser(user)
   }
 

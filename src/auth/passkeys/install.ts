@@ -1,0 +1,43 @@
+/**
+ * @module auth/passkeys/install
+ * Boot-time wiring of the `passkeys` feature (called by AuthProvider): binds `auth.passkeys`, the
+ * relying party read from `config/application.ts` (`APPLICATION.url`, else APP_URL: the RP ID is
+ * its hostname, the only origin accepted is its origin; `APPLICATION.name`, else APP_NAME, is the
+ * name authenticators show). Bound whatever the features, so other features can ask whether a
+ * user has passkeys; built on first use.
+ */
+import type { Application } from '../../foundation/application.js'
+import type { ResolvedAuthConfig } from '../auth-config.js'
+import { db } from '../../database/database-manager.js'
+import { decodeAppKey } from '../../http/cookie-jar.js'
+import { Passkeys, type RelyingParty } from './passkeys.js'
+
+const DEFAULT_URL = 'http://127.0.0.1:8000'
+
+/** The relying party of `app`: APP_URL's hostname and origin, APP_NAME. */
+export function relyingPartyOf(app: Application): RelyingParty {
+  const config = app.config('application')?.APPLICATION as { url?: unknown; name?: unknown } | undefined
+  const raw = String(config?.url ?? process.env.APP_URL ?? DEFAULT_URL)
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    url = new URL(DEFAULT_URL)
+  }
+  const name = String(config?.name ?? process.env.APP_NAME ?? 'Trowel')
+  return { id: url.hostname.replace(/^\[|\]$/g, ''), origin: url.origin, name }
+}
+
+export async function installPasskeys(app: Application, _config: ResolvedAuthConfig): Promise<void> {
+  app.singleton('auth.passkeys', () => {
+    const rp = relyingPartyOf(app)
+    return new Passkeys({ db: () => db(), challenges: app.make('auth.challenges'), relyingParty: () => rp, appKey: decodeAppKey(process.env.APP_KEY ?? '') })
+  })
+}
+
+declare module '../../container/bindings.js' {
+  interface ContainerBindings {
+    /** Passkeys (WebAuthn): the ceremonies, the user's list, removal. */
+    'auth.passkeys': Passkeys
+  }
+}

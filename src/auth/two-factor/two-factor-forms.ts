@@ -1,0 +1,180 @@
+/**
+ * @module auth/two-factor/two-factor-forms
+ * What the generated TwoFactorController does, all behind `auth` and `password.confirm`. A user
+ * who has a factor already (TOTP on, or a passkey) must have used one in this login first: without
+ * it every action answers like `mfa` (302 to the step-up, JSON 403 `E_MFA_REQUIRED`), so a
+ * password alone never adds, replaces or removes a second factor.
+ * - `GET /account/two-factor`: TOTP off → the QR code (inline SVG) of the pending secret, the
+ *   secret as text in groups of four, and the form for the first code; the secret stays the same
+ *   across visits until it is turned on. TOTP on → since when, recovery codes left, and the forms to
+ *   regenerate them and to turn TOTP off.
+ * - `POST /account/two-factor` (`code`): a right code turns TOTP on, emits
+ *   `auth:two_factor_enabled`, marks this login as made with a second factor (when it is the
+ *   user's first, under a new session id), and shows the 10
+ *   recovery codes once; a wrong one is a field error (302 back, JSON 422).
+ * - `POST /account/two-factor/recovery-codes`: 10 new codes in place of the old ones, shown once.
+ * - `POST /account/two-factor/disable`: the secret, the recovery codes and the trusted devices
+ *   are deleted; emits `auth:two_factor_disabled`.
+ *
+ * Recovery codes reach the page through the session's flash, encrypted with APP_KEY and bound to
+ * the user, for the one page view after the POST; they are stored nowhere else in plain text.
+ * JSON clients get `{ enabled, secret, otpauth_url }` (off), `{ enabled, confirmed_at,
+ * recovery_codes_remaining }` (on), and `recovery_codes` in the answer that makes them.
+ */
+import type { HttpContext } from '../../http/context.js'
+import { ValidationError } from '../../http/errors.js'
+import { eventBase } from '../events.js'
+import { formatWhen } from '../accounts/device-forms.js'
+import { hasFactor, stepUpIfEnrolled } from '../middleware/mfa-middleware.js'
+import { sessionAmr, setSessionAmr } from './amr.js'
+import { groupSecret, otpauthUri } from './totp.js'
+import { parseTotpCode, type TwoFactor, type TwoFactorStatus } from './two-factor.js'
+import { qrCodeSvg } from './qr-code.js'
+
+export const TWO_FACTOR_MESSAGES = {
+  enabled: 'Two-factor authentication is on. Save your recovery codes now: they are shown only once.',
+  regenerated: 'New recovery codes made; the old ones no longer work. Save these now: they are shown only once.',
+  disabled: 'Two-factor authentication is off.',
+  codeRequired: 'Enter the 6-digit code from your authenticator app.',
+  wrongCode: 'That code is not right. Check that the time on your phone is correct and enter the newest code.',
+  alreadyEnabled: 'Two-factor authentication is already on.',
+  notEnabled: 'Two-factor authentication is off: turn it on first.',
+} as const
+
+const PAGE = '/account/two-factor'
+/** Flash key of the recovery codes just made (encrypted, for the next page view only). */
+const CODES_FLASH = 'two_factor.recovery_codes'
+
+type Row = Record<string, unknown>
+
+function service(ctx: HttpContext): TwoFactor {
+  return ctx.app.make('auth.two_factor')
+}
+
+/** The issuer shown in authenticator apps: `APPLICATION.name` (APP_NAME), as the pages' header. */
+function issuer(ctx: HttpContext): string {
+  const name = ctx.app.config<{ APPLICATION?: { name?: unknown } }>('application')?.APPLICATION?.name ?? process.env.APP_NAME
+  return typeof name === 'string' && name.trim() !== '' ? name.trim() : 'Trowel'
+}
+
+function accountName(ctx: HttpContext, user: unknown): string {
+  const column: string = ctx.auth.manager.model?.authColumn ?? 'email'
+  const value = (user as Row)[column]
+  return typeof value === 'string' ? value : String(value ?? '')
+}
+
+/** Hands freshly made codes to the next page view (JSON clients get them in the answer). */
+function showCodesOnce(ctx: HttpContext, userId: unknown, codes: string[], message: string): unknown {
+  if (ctx.request.wantsJson() || !ctx.hasSession) return { enabled: true, recovery_codes: codes, message }
+  const sealed = ctx.app.make('encrypter').encrypt(JSON.stringify(codes), `${CODES_FLASH}:${String(userId)}`)
+  ctx.session.flash(CODES_FLASH, sealed)
+  ctx.session.flash('success', message)
+  return ctx.response.redirect(PAGE)
+}
+
+/** The codes `showCodesOnce` handed over, on the one page view after it; else null. */
+function codesShownOnce(ctx: HttpContext, userId: unknown): string[] | null {
+  if (!ctx.hasSession) return null
+  const sealed = ctx.session.getFlash<unknown>(CODES_FLASH)
+  const opened = ctx.app.make('encrypter').decrypt(sealed, `${CODES_FLASH}:${String(userId)}`)
+  if (!opened) return null
+  const codes: unknown = JSON.parse(opened.value)
+  return Array.isArray(codes) && codes.every((c) => typeof c === 'string') ? codes : null
+}
+
+function statusJson(status: TwoFactorStatus): Record<string, unknown> {
+  return { enabled: true, confirmed_at: status.confirmedAt?.toISOString() ?? null, recovery_codes_remaining: status.recoveryCodes }
+}
+
+export const TwoFactorForms = {
+  /** GET /account/two-factor: set-up (QR code, secret, code form) or status and the manage forms. */
+  async show(ctx: HttpContext): Promise<unknown> {
+    const user = await ctx.auth.authenticate()
+    const stepUp = await stepUpIfEnrolled(ctx)
+    if (stepUp !== undefined) return stepUp
+    const userId = user.getKey()
+    const twoFactor = service(ctx)
+    ctx.response.header('Cache-Control', 'no-store')
+    let status = await twoFactor.status(userId)
+    const secret = status.enabled ? null : await twoFactor.pendingSecret(userId)
+    // Turned on by another request between the two reads: show it on.
+    if (!status.enabled && secret === null) status = await twoFactor.status(userId)
+    if (secret === null) {
+      if (ctx.request.wantsJson()) return statusJson(status)
+      return ctx.view.render('auth/two_factor', {
+        user,
+        enabled: true,
+        confirmed: formatWhen(status.confirmedAt),
+        confirmedIso: status.confirmedAt?.toISOString() ?? '',
+        remaining: status.recoveryCodes,
+        recovery_codes: codesShownOnce(ctx, userId),
+      })
+    }
+    const account = accountName(ctx, user)
+    const uri = otpauthUri({ issuer: issuer(ctx), account, secret })
+    if (ctx.request.wantsJson()) return { enabled: false, secret, otpauth_url: uri }
+    return ctx.view.render('auth/two_factor', {
+      user,
+      enabled: false,
+      account,
+      secret,
+      secret_grouped: groupSecret(secret),
+      otpauth_url: uri,
+      qr_svg: qrCodeSvg(uri, { label: `QR code to add ${account} to an authenticator app` }),
+    })
+  },
+
+  /**
+   * POST /account/two-factor (`code`): the first code from the app turns TOTP on; the 10 recovery
+   * codes are shown once (JSON: in the answer). Wrong, missing or replayed: field error on `code`.
+   */
+  async enable(ctx: HttpContext): Promise<unknown> {
+    const user = await ctx.auth.authenticate()
+    const stepUp = await stepUpIfEnrolled(ctx)
+    if (stepUp !== undefined) return stepUp
+    const userId = user.getKey()
+    // Read before the code is accepted: only a first factor marks this login as made with one.
+    const hadFactor = await hasFactor(ctx, user)
+    const twoFactor = service(ctx)
+    const input = ctx.request.post('code')
+    if (parseTotpCode(input) === null) throw new ValidationError({ code: [TWO_FACTOR_MESSAGES.codeRequired] }, undefined, { back: PAGE })
+    const codes = await twoFactor.confirm(userId, input)
+    if (!codes) {
+      const message = (await twoFactor.isEnabled(userId)) ? TWO_FACTOR_MESSAGES.alreadyEnabled : TWO_FACTOR_MESSAGES.wrongCode
+      throw new ValidationError({ code: [message] }, undefined, { back: PAGE })
+    }
+    // The user's first factor: this login has just shown it (under a new session id). A user who
+    // had one already answered it at the step-up, so the session's amr stays as it is.
+    if (!hadFactor && ctx.hasSession) {
+      const amr = sessionAmr(ctx)
+      ctx.session.regenerate()
+      setSessionAmr(ctx, [...new Set([...(amr.length > 0 ? amr : ['pwd']), 'otp'])])
+    }
+    ctx.app.events.emit('auth:two_factor_enabled', eventBase(ctx, ctx.auth.guardName, user))
+    return showCodesOnce(ctx, userId, codes, TWO_FACTOR_MESSAGES.enabled)
+  },
+
+  /** POST /account/two-factor/recovery-codes: 10 new codes, the old ones dead, shown once. */
+  async regenerate(ctx: HttpContext): Promise<unknown> {
+    const user = await ctx.auth.authenticate()
+    const stepUp = await stepUpIfEnrolled(ctx)
+    if (stepUp !== undefined) return stepUp
+    const userId = user.getKey()
+    const codes = await service(ctx).regenerateRecoveryCodes(userId)
+    if (!codes) throw new ValidationError({ two_factor: [TWO_FACTOR_MESSAGES.notEnabled] }, undefined, { back: PAGE })
+    ctx.app.log.info('auth.recovery_codes_regenerated', { user_id: userId, request_id: ctx.request.id })
+    return showCodesOnce(ctx, userId, codes, TWO_FACTOR_MESSAGES.regenerated)
+  },
+
+  /** POST /account/two-factor/disable: secret, recovery codes and trusted devices deleted. */
+  async disable(ctx: HttpContext): Promise<unknown> {
+    const user = await ctx.auth.authenticate()
+    const stepUp = await stepUpIfEnrolled(ctx)
+    if (stepUp !== undefined) return stepUp
+    const wasOn = await service(ctx).disable(user.getKey())
+    if (wasOn) ctx.app.events.emit('auth:two_factor_disabled', eventBase(ctx, ctx.auth.guardName, user))
+    if (ctx.request.wantsJson() || !ctx.hasSession) return { enabled: false, message: TWO_FACTOR_MESSAGES.disabled }
+    ctx.session.flash('success', TWO_FACTOR_MESSAGES.disabled)
+    return ctx.response.redirect(PAGE)
+  },
+}
