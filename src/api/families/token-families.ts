@@ -19,7 +19,7 @@
 import { retryOnDeadlock } from '../../database/retry-deadlock.js'
 import { randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
-import { db } from '../../database/database-manager.js'
+import { db, getDatabase } from '../../database/database-manager.js'
 import { JwtError, JwtInvalidError, JwtRevokedError, sha256Hex, type JwtPayload } from '../jwt/index.js'
 import { describeUserAgent } from '../../auth/accounts/devices.js'
 
@@ -205,25 +205,37 @@ export class TokenFamilies {
    * unique `token_hash`); moves `last_used_at` on, at most once a minute.
    */
   async isCurrent(sub: string, fid: unknown, digest: string): Promise<boolean> {
+    return this.isCurrentNow(sub, fid, digest)
+  }
+
+  /**
+   * `isCurrent` without a promise when the row is at hand (SQLite's kept statement, see
+   * PreparedLookup). The `last_used_at` write, when due, runs in the background: bookkeeping
+   * never delays nor fails the request.
+   */
+  isCurrentNow(sub: string, fid: unknown, digest: string): boolean | Promise<boolean> {
     if (typeof fid !== 'string') return false
-    const row = (await this.db(API_TOKENS_TABLE).where('token_hash', digest).first()) as Row | undefined
+    const row = getDatabase().prepared(this.#options.connection).lookup(API_TOKENS_TABLE, 'token_hash', digest) as Row | undefined | Promise<Row | undefined>
+    return row instanceof Promise ? row.then((found) => this.#current(found, sub, fid)) : this.#current(row, sub, fid)
+  }
+
+  #current(row: Row | undefined, sub: string, fid: string): boolean {
     if (!row || String(row.user_id) !== sub || row.family_id !== fid) return false
     if (row.replaced_by_hash !== null && row.replaced_by_hash !== undefined) return false
     if (row.revoked_at !== null && row.revoked_at !== undefined) return false
     const now = this.#now()
     if (this.#expired(row, now)) return false
     const last = ms(row.last_used_at)
-    if (last === null || now - last >= TOUCH_EVERY_MS) {
-      try {
-        await this.db(API_TOKENS_TABLE)
-          .where('id', row.id)
-          .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', new Date(now - TOUCH_EVERY_MS)))
-          .update({ last_used_at: new Date(now) })
-      } catch {
-        // Bookkeeping only: never fails the request.
-      }
-    }
+    if (last === null || now - last >= TOUCH_EVERY_MS) this.#touch(row.id, now)
     return true
+  }
+
+  #touch(id: unknown, now: number): void {
+    this.db(API_TOKENS_TABLE)
+      .where('id', id as number)
+      .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', new Date(now - TOUCH_EVERY_MS)))
+      .update({ last_used_at: new Date(now) })
+      .catch(() => undefined)
   }
 
   /**

@@ -114,7 +114,8 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     // `store: 'table'`: the token must be its family's current one (the token column is unused).
     const families = this.#deps.jwt.families
     if (families) {
-      if (!record || !(await families.isCurrent(verified.payload.sub, verified.payload.fid, verified.digest))) throw new TokenInvalidError({ cause: new JwtRevokedError() })
+      // With `authenticates: true` verifyRequest has just checked it (#checkFamily).
+      if (!record || (!this.#deps.jwt.authenticates && !(await families.isCurrent(verified.payload.sub, verified.payload.fid, verified.digest)))) throw new TokenInvalidError({ cause: new JwtRevokedError() })
       return record.user()
     }
     if (!record || !timingSafeEqualString(record.digest, verified.digest)) throw new TokenInvalidError({ cause: new JwtRevokedError() })
@@ -210,11 +211,17 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     return this.#accept(verified)
   }
 
-  /** `store: 'table'`: the token must be its family's current one (one look-up by its digest). */
-  async #checkFamily(verified: VerifiedToken): Promise<VerifiedToken> {
-    if (!(await this.#deps.jwt.families!.isCurrent(verified.payload.sub, verified.payload.fid, verified.digest))) {
-      throw this.#rejected(new TokenInvalidError({ cause: new JwtRevokedError() }))
-    }
+  /**
+   * `store: 'table'`: the token must be its family's current one (one look-up by its digest,
+   * without a promise when the row is at hand).
+   */
+  #checkFamily(verified: VerifiedToken): VerifiedToken | Promise<VerifiedToken> {
+    const current = this.#deps.jwt.families!.isCurrentNow(verified.payload.sub, verified.payload.fid, verified.digest)
+    return current instanceof Promise ? current.then((yes) => this.#familyChecked(verified, yes)) : this.#familyChecked(verified, current)
+  }
+
+  #familyChecked(verified: VerifiedToken, current: boolean): VerifiedToken {
+    if (!current) throw this.#rejected(new TokenInvalidError({ cause: new JwtRevokedError() }))
     return this.#accept(verified)
   }
 
