@@ -119,6 +119,17 @@ try {
     names.map((n) => ({ name: n, url: `${servers.get(n).url}/api/me`, headers: { authorization: `Bearer ${token}` }, pid: servers.get(n).pid })),
     opts,
   )
+  // Memory after load: each server alone, 10 s of GET /api/me, then RSS 1 s later (what a
+  // process keeps once a burst is over, garbage included).
+  log('\nMemory: RSS 1 s after a 10 s load of GET /api/me, each server alone')
+  const afterLoad = new Map()
+  for (const n of names) {
+    const s = servers.get(n)
+    await load({ url: `${s.url}/api/me`, headers: { authorization: `Bearer ${token}` }, duration: 10, connections: opts.connections, pid: s.pid })
+    await sleep(1000)
+    afterLoad.set(n, s.rssMb())
+    log(`  ${n}: idle ${fmtMb(idle.get(n))} MB, 1 s after the load ${fmtMb(afterLoad.get(n))} MB`)
+  }
   log('\nSession: GET /home (Trowel: GET /bench/home, `auth` middleware in the `web` stack)')
   const session = await compare(
     names.map((n) => ({ name: n, url: servers.get(n).url + sessionPath(n), pid: servers.get(n).pid, prepare: async () => ({ cookie: await sessionCookie(n) }) })),
@@ -156,7 +167,7 @@ try {
   }
   log(`  pinned to one core: ${startup.pinned.map((t) => t.toFixed(0)).join(', ')} ms; unpinned: ${startup.unpinned.map((t) => t.toFixed(0)).join(', ')} ms`)
 
-  const report = render({ jwt, session, login, idle, peak, alone, during, logins, startup, names })
+  const report = render({ jwt, session, login, idle, afterLoad, peak, alone, during, logins, startup, names })
   log('\n' + report)
   writeResultsSection('peers', report)
   log(`\nwritten to bench/RESULTS.md`)
@@ -166,7 +177,7 @@ try {
   for (const file of [rawDb, peersDb]) rmSync(file, { force: true })
 }
 
-function render({ jwt, session, login, idle, peak, alone, during, logins, startup, names }) {
+function render({ jwt, session, login, idle, afterLoad, peak, alone, during, logins, startup, names }) {
   const endpointTable = (title, results) => {
     const t = results.get('Trowel')
     const rows = names.filter((n) => results.has(n)).map((n) => {
@@ -176,8 +187,8 @@ function render({ jwt, session, login, idle, peak, alone, during, logins, startu
     return `**${title}**\n\n` + table(['System', 'req/s', 'p50 ms', 'p99 ms', 'req per CPU-s', 'ratio to Trowel', 'failed'], rows)
   }
   const mem = table(
-    ['System', 'idle RSS MB', 'peak RSS MB', 'versions'],
-    names.map((n) => [n, fmtMb(idle.get(n)), fmtMb(peak.get(n)), versions(n)]),
+    ['System', 'idle RSS MB', 'RSS 1 s after a 10 s load MB', 'peak RSS MB', 'versions'],
+    names.map((n) => [n, fmtMb(idle.get(n)), fmtMb(afterLoad.get(n)), fmtMb(peak.get(n)), versions(n)]),
   )
   const tr = (m) => m.get('Trowel')?.rps
   const ratio = (a, b) => (a && b ? a / b : null)
@@ -187,6 +198,8 @@ function render({ jwt, session, login, idle, peak, alone, during, logins, startu
   const sessVsExpress = ratio(tr(session), session.get('Express')?.rps)
   const loginVsExpress = ratio(tr(login), login.get('Express')?.rps)
   const idleTrowel = idle.get('Trowel')
+  const afterTrowel = afterLoad.get('Trowel')
+  const afterFastify = afterLoad.get('Fastify') ?? null
   const startPinned = median(startup.pinned)
   const startFree = median(startup.unpinned)
   const targets = table(
@@ -197,6 +210,7 @@ function render({ jwt, session, login, idle, peak, alone, during, logins, startu
       ['Session route ≥ 2× Express + express-session', `${fmtRatio(sessVsExpress)}×`, verdict(sessVsExpress, 2)],
       ['Login ≥ 4× the bcrypt-12 peer (Express + passport-local)', `${fmtRatio(loginVsExpress)}×`, verdict(loginVsExpress, 4)],
       ['Idle RSS ≤ 80 MB', `${fmtMb(idleTrowel)} MB`, verdict(idleTrowel, 80, false)],
+      ['RSS 1 s after a 10 s load ≤ Fastify\'s (issue 21)', `${fmtMb(afterTrowel)} MB (Fastify ${fmtMb(afterFastify)} MB)`, afterFastify === null ? 'n/a' : verdict(afterTrowel, afterFastify, false)],
       ['`craft serve` to first 200 ≤ 1.5 s (Node 20)', `${fmtInt(startFree)} ms unpinned, ${fmtInt(startPinned)} ms on one core`, verdict(startFree === null ? null : startFree / 1000, 1.5, false)],
     ],
   )
@@ -220,7 +234,7 @@ function render({ jwt, session, login, idle, peak, alone, during, logins, startu
     '',
     endpointTable('Login — POST /api/auth (Trowel and node:http: argon2id m=19456,t=2,p=1; peers: bcrypt cost 12)', login),
     '',
-    '**Memory** (idle: RSS ≥ 15 s after start, before any load; peak: VmHWM at the end of the run)',
+    '**Memory** (idle: RSS ≥ 15 s after start, before any load; after load: RSS 1 s after 10 s of GET /api/me, each server alone; peak: VmHWM at the end of the run)',
     '',
     mem,
     '',
@@ -230,7 +244,7 @@ function render({ jwt, session, login, idle, peak, alone, during, logins, startu
     '',
     `**\`node craft serve\` to the first 200 on GET /** (6 starts): unpinned ${startup.unpinned.map((t) => t.toFixed(0)).join(', ')} ms; pinned to core ${SERVER_CORE} ${startup.pinned.map((t) => t.toFixed(0)).join(', ')} ms`,
     '',
-    '**Targets (issue 8)**',
+    '**Targets (issues 8 and 21)**',
     '',
     targets,
   ].join('\n')

@@ -10,14 +10,15 @@
  *   regenerate them and to turn TOTP off.
  * - `POST /account/two-factor` (`code`): a right code turns TOTP on, emits
  *   `auth:two_factor_enabled`, marks this login as made with a second factor (when it is the
- *   user's first, under a new session id), and shows the 10
- *   recovery codes once; a wrong one is a field error (302 back, JSON 422).
- * - `POST /account/two-factor/recovery-codes`: 10 new codes in place of the old ones, shown once.
+ *   user's first, under a new session id), and answers the page (200) with the 10 recovery codes,
+ *   shown this once; a wrong one is a field error (302 back, JSON 422).
+ * - `POST /account/two-factor/recovery-codes`: 10 new codes in place of the old ones, shown once
+ *   the same way.
  * - `POST /account/two-factor/disable`: the secret, the recovery codes and the trusted devices
  *   are deleted; emits `auth:two_factor_disabled`.
  *
- * Recovery codes reach the page through the session's flash, encrypted with APP_KEY and bound to
- * the user, for the one page view after the POST; they are stored nowhere else in plain text.
+ * Recovery codes are in the POST's own answer (`no-store`) and nowhere else in plain text: never in
+ * the session, a cookie or a later page view.
  * JSON clients get `{ enabled, secret, otpauth_url }` (off), `{ enabled, confirmed_at,
  * recovery_codes_remaining }` (on), and `recovery_codes` in the answer that makes them.
  */
@@ -30,6 +31,7 @@ import { sessionAmr, setSessionAmr } from './amr.js'
 import { groupSecret, otpauthUri } from './totp.js'
 import { parseTotpCode, type TwoFactor, type TwoFactorStatus } from './two-factor.js'
 import { qrCodeSvg } from './qr-code.js'
+import type { AuthUser } from '../types.js'
 
 export const TWO_FACTOR_MESSAGES = {
   enabled: 'Two-factor authentication is on. Save your recovery codes now: they are shown only once.',
@@ -42,8 +44,6 @@ export const TWO_FACTOR_MESSAGES = {
 } as const
 
 const PAGE = '/account/two-factor'
-/** Flash key of the recovery codes just made (encrypted, for the next page view only). */
-const CODES_FLASH = 'two_factor.recovery_codes'
 
 type Row = Record<string, unknown>
 
@@ -63,23 +63,28 @@ function accountName(ctx: HttpContext, user: unknown): string {
   return typeof value === 'string' ? value : String(value ?? '')
 }
 
-/** Hands freshly made codes to the next page view (JSON clients get them in the answer). */
-function showCodesOnce(ctx: HttpContext, userId: unknown, codes: string[], message: string): unknown {
+/**
+ * Freshly made codes, shown by the answer that made them: the page itself (200, `no-store`), so
+ * they never travel through the session or a cookie and a reload does not show them again (it
+ * posts again and is refused). JSON clients get them in the body.
+ */
+async function showCodesOnce(ctx: HttpContext, user: AuthUser, codes: string[], message: string): Promise<unknown> {
   if (ctx.request.wantsJson() || !ctx.hasSession) return { enabled: true, recovery_codes: codes, message }
-  const sealed = ctx.app.make('encrypter').encrypt(JSON.stringify(codes), `${CODES_FLASH}:${String(userId)}`)
-  ctx.session.flash(CODES_FLASH, sealed)
-  ctx.session.flash('success', message)
-  return ctx.response.redirect(PAGE)
+  return renderEnabled(ctx, user, await service(ctx).status(user.getKey()), codes, message)
 }
 
-/** The codes `showCodesOnce` handed over, on the one page view after it; else null. */
-function codesShownOnce(ctx: HttpContext, userId: unknown): string[] | null {
-  if (!ctx.hasSession) return null
-  const sealed = ctx.session.getFlash<unknown>(CODES_FLASH)
-  const opened = ctx.app.make('encrypter').decrypt(sealed, `${CODES_FLASH}:${String(userId)}`)
-  if (!opened) return null
-  const codes: unknown = JSON.parse(opened.value)
-  return Array.isArray(codes) && codes.every((c) => typeof c === 'string') ? codes : null
+/** The page of a user with TOTP on: since when, codes left, the manage forms (and new codes). */
+function renderEnabled(ctx: HttpContext, user: AuthUser, status: TwoFactorStatus, codes: string[] | null, message?: string): unknown {
+  ctx.response.header('Cache-Control', 'no-store')
+  return ctx.view.render('auth/two_factor', {
+    user,
+    enabled: true,
+    confirmed: formatWhen(status.confirmedAt),
+    confirmedIso: status.confirmedAt?.toISOString() ?? '',
+    remaining: status.recoveryCodes,
+    recovery_codes: codes,
+    ...(message ? { messages: { success: message } } : {}),
+  })
 }
 
 function statusJson(status: TwoFactorStatus): Record<string, unknown> {
@@ -101,14 +106,7 @@ export const TwoFactorForms = {
     if (!status.enabled && secret === null) status = await twoFactor.status(userId)
     if (secret === null) {
       if (ctx.request.wantsJson()) return statusJson(status)
-      return ctx.view.render('auth/two_factor', {
-        user,
-        enabled: true,
-        confirmed: formatWhen(status.confirmedAt),
-        confirmedIso: status.confirmedAt?.toISOString() ?? '',
-        remaining: status.recoveryCodes,
-        recovery_codes: codesShownOnce(ctx, userId),
-      })
+      return renderEnabled(ctx, user, status, null)
     }
     const account = accountName(ctx, user)
     const uri = otpauthUri({ issuer: issuer(ctx), account, secret })
@@ -151,7 +149,7 @@ export const TwoFactorForms = {
       setSessionAmr(ctx, [...new Set([...(amr.length > 0 ? amr : ['pwd']), 'otp'])])
     }
     ctx.app.events.emit('auth:two_factor_enabled', eventBase(ctx, ctx.auth.guardName, user))
-    return showCodesOnce(ctx, userId, codes, TWO_FACTOR_MESSAGES.enabled)
+    return showCodesOnce(ctx, user, codes, TWO_FACTOR_MESSAGES.enabled)
   },
 
   /** POST /account/two-factor/recovery-codes: 10 new codes, the old ones dead, shown once. */
@@ -163,7 +161,7 @@ export const TwoFactorForms = {
     const codes = await service(ctx).regenerateRecoveryCodes(userId)
     if (!codes) throw new ValidationError({ two_factor: [TWO_FACTOR_MESSAGES.notEnabled] }, undefined, { back: PAGE })
     ctx.app.log.info('auth.recovery_codes_regenerated', { user_id: userId, request_id: ctx.request.id })
-    return showCodesOnce(ctx, userId, codes, TWO_FACTOR_MESSAGES.regenerated)
+    return showCodesOnce(ctx, user, codes, TWO_FACTOR_MESSAGES.regenerated)
   },
 
   /** POST /account/two-factor/disable: secret, recovery codes and trusted devices deleted. */
