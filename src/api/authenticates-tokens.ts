@@ -11,6 +11,8 @@ import { getJwtService } from './jwt-service-registry.js'
 import { PersonalTokenRepository, type CreateTokenOptions } from './personal-tokens/repository.js'
 import { issuePersonalToken } from './personal-tokens/issue.js'
 
+const TOKEN_HIDDEN = new WeakMap<object, { own: string[]; column: string; fields: string[] }>()
+
 export function AuthenticatesTokens<T extends ModelClass>(Base: T) {
   abstract class TokenAuthenticatable extends Base {
     static tokenColumn = 'api_token'
@@ -19,7 +21,12 @@ export function AuthenticatesTokens<T extends ModelClass>(Base: T) {
     static override hiddenFields(): string[] {
       const own = super.hiddenFields()
       const column = (this as unknown as { tokenColumn: string }).tokenColumn
-      return [...new Set([...own, column, 'token_epoch', 'token_epoch_at'])]
+      // Read on every serialisation: the same array while the parent's list and the column stay.
+      const known = TOKEN_HIDDEN.get(this)
+      if (known && known.own === own && known.column === column) return known.fields
+      const fields = [...new Set([...own, column, 'token_epoch', 'token_epoch_at'])]
+      TOKEN_HIDDEN.set(this, { own, column, fields })
+      return fields
     }
 
     /**

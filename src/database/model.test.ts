@@ -154,8 +154,23 @@ describe(`Model (${process.env.DB_CONNECTION ?? 'sqlite'})`, () => {
       assert.equal('api_token' in json, false)
       assert.equal(json.email, 'hid@example.com')
     }
-    assert.deepEqual(User.hiddenFields().sort(), ['api_token', 'password', 'remember_token'])
+    assert.deepEqual([...User.hiddenFields()].sort(), ['api_token', 'password', 'remember_token'])
     assert.equal(loaded.password, 'secret-hash') // still readable in code
+  })
+
+  it('a new hidden list assigned at run time applies to the next serialisation', async () => {
+    class Note extends Model {
+      static hidden = ['secret']
+    }
+    const note = Note.hydrate({ id: 1, secret: 's', body: 'b' })
+    assert.deepEqual(Object.keys(note.serialize()).sort(), ['body', 'id'])
+    Note.hidden = ['body']
+    assert.deepEqual(Object.keys(note.serialize()).sort(), ['id', 'secret'])
+    assert.equal(note.$exists, true)
+    assert.deepEqual(note.$original, { id: 1, secret: 's', body: 'b' })
+    assert.equal(note.isDirty(), false)
+    note.body = 'c'
+    assert.equal(note.isDirty(), true)
   })
 
   it('applies casts when reading, assigning and serialising', async () => {
