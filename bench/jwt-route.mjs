@@ -52,6 +52,9 @@ try {
   const families = await app.serve({ name: "trowel (store: 'table', authenticates: true)", env: { BENCH_JWT_AUTHENTICATES: 'true', BENCH_JWT_STORE: 'table' } })
   servers.push(families)
   const familyToken = await apiToken(families.url)
+  // Prometheus metrics on (GET /metrics served, every request counted and timed).
+  const metered = await app.serve({ name: 'trowel (metrics on)', env: { METRICS_TOKEN: 'bench-metrics-token-0123456789abcdef' } })
+  servers.push(metered)
 
   copyUsers(join(app.dir, 'storage/database.sqlite'), usersDb)
   const rawPort = await freePort()
@@ -66,7 +69,7 @@ try {
 
   const headers = { authorization: `Bearer ${token}` }
   const bodies = await Promise.all(
-    [`${off.url}/api/me`, `${on.url}/api/me`, `${rawUrl}/api/me`, `${rawUrl}/api/me-checked`, `${epoch.url}/api/me`, `${families.url}/api/me`].map(async (u) => {
+    [`${off.url}/api/me`, `${metered.url}/api/me`, `${on.url}/api/me`, `${rawUrl}/api/me`, `${rawUrl}/api/me-checked`, `${epoch.url}/api/me`, `${families.url}/api/me`].map(async (u) => {
       const own = u.startsWith(epoch.url) ? epochToken : u.startsWith(families.url) ? familyToken : token
       const r = await fetch(u, { headers: { authorization: `Bearer ${own}` } })
       if (r.status !== 200) throw new Error(`${u} answered ${r.status}`)
@@ -80,6 +83,7 @@ try {
       { name: 'node:http + fast-jwt', url: `${rawUrl}/api/me`, headers, pid: raw.pid },
       { name: 'Trowel, authenticates: false', url: `${off.url}/api/me`, headers, pid: off.pid },
       { name: "Trowel, authenticates: false, revocation: 'epoch'", url: `${epoch.url}/api/me`, headers: { authorization: `Bearer ${epochToken}` }, pid: epoch.pid },
+      { name: 'Trowel, authenticates: false, metrics on', url: `${metered.url}/api/me`, headers, pid: metered.pid },
       { name: 'node:http + fast-jwt + digest check', url: `${rawUrl}/api/me-checked`, headers, pid: raw.pid },
       { name: 'Trowel, authenticates: true', url: `${on.url}/api/me`, headers, pid: on.pid },
       { name: "Trowel, authenticates: true, store: 'table'", url: `${families.url}/api/me`, headers: { authorization: `Bearer ${familyToken}` }, pid: families.pid },
@@ -98,12 +102,15 @@ try {
   const onR = results.get('Trowel, authenticates: true')
   const epochR = results.get("Trowel, authenticates: false, revocation: 'epoch'")
   const tableR = results.get("Trowel, authenticates: true, store: 'table'")
+  const meteredR = results.get('Trowel, authenticates: false, metrics on')
+  const meteredRatio = meteredR.rps / offR.rps
   const tableRatio = tableR.rps / onR.rps
   const epochRatio = epochR.rps / offR.rps
   const ratio = offR.rps / limit.rps
   const verdict = [
     `\`authenticates: false\` / node:http + fast-jwt = ${fmtRatio(ratio)} in req/s (target ≥ 0.9: ${ratio >= 0.9 ? 'met' : '**missed**'}); ${fmtRatio(offR.perCpu / limit.perCpu)} per server CPU-second (${offR.perCpu / limit.perCpu >= 0.9 ? 'met' : '**missed**'}).`,
     `\`revocation: 'epoch'\` / plain \`authenticates: false\` = ${fmtRatio(epochRatio)} in req/s (target ≥ 0.95: ${epochRatio >= 0.95 ? 'met' : '**missed**'}); ${fmtRatio(epochR.perCpu / offR.perCpu)} per server CPU-second.`,
+    `Metrics on / off, both \`authenticates: false\` = ${fmtRatio(meteredRatio)} in req/s (target ≥ 0.97: ${meteredRatio >= 0.97 ? 'met' : '**missed**'}); ${fmtRatio(meteredR.perCpu / offR.perCpu)} per server CPU-second.`,
     `\`authenticates: true\` / node:http + fast-jwt = ${fmtRatio(onR.rps / limit.rps)}; / the same plus the digest check = ${fmtRatio(onR.rps / checked.rps)} (${fmtRatio(onR.perCpu / checked.perCpu)} per CPU-second).`,
     `\`store: 'table'\` / the column store, both \`authenticates: true\` = ${fmtRatio(tableRatio)} in req/s (target ≥ 0.9: ${tableRatio >= 0.9 ? 'met' : '**missed**'}); ${fmtRatio(tableR.perCpu / onR.perCpu)} per server CPU-second.`,
   ].join('\n')
