@@ -10,7 +10,11 @@
  * Also the readable name of a user agent ("Firefox 132 on Windows"), through `bowser`.
  */
 import type { Knex } from 'knex'
-import Bowser from 'bowser'
+import type BowserType from 'bowser'
+import { lazyModule } from '../../support/lazy-module.js'
+
+/** bowser, loaded by the first user agent described. */
+const bowser = lazyModule<typeof BowserType>('bowser')
 import { db } from '../../database/database-manager.js'
 import type { AuthManager } from '../auth-manager.js'
 
@@ -177,7 +181,7 @@ export function describeUserAgent(userAgent: string | null | undefined): string 
   let version = ''
   let os = ''
   try {
-    const parsed = Bowser.parse(ua)
+    const parsed = bowser().parse(ua)
     browser = parsed.browser.name ?? ''
     version = (parsed.browser.version ?? '').split('.')[0] ?? ''
     os = parsed.os.name ?? ''

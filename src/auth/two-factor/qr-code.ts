@@ -4,7 +4,10 @@
  * and it scales crisply. Dark modules are drawn as one path of horizontal runs on a white square
  * with the 4-module quiet zone scanners expect, so it reads in dark mode too.
  */
-import { encode } from 'uqr'
+import { lazyModule } from '../../support/lazy-module.js'
+
+/** uqr, loaded by the first QR code drawn. */
+const uqr = lazyModule<typeof import('uqr')>('uqr')
 
 const QUIET_ZONE = 4
 
@@ -17,7 +20,7 @@ function escapeXml(text: string): string {
  * drawn `size` CSS pixels wide (default 200).
  */
 export function qrCodeSvg(text: string, options: { label: string; size?: number }): string {
-  const { size: modules, data } = encode(text, { ecc: 'M', border: 0 })
+  const { size: modules, data } = uqr().encode(text, { ecc: 'M', border: 0 })
   const side = modules + 2 * QUIET_ZONE
   let path = ''
   for (let y = 0; y < modules; y++) {

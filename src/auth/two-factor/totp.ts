@@ -4,7 +4,10 @@
  * steps, 6 digits, on the `otpauth` library. `matchTotp()` answers the time step a code belongs to
  * (within a window of steps either side of now), so the caller can refuse a step already used.
  */
-import { HOTP, Secret } from 'otpauth'
+import { lazyModule } from '../../support/lazy-module.js'
+
+/** otpauth, loaded by the first TOTP operation. */
+const otpauth = lazyModule<typeof import('otpauth')>('otpauth')
 
 export interface TotpOptions {
   /** Digits of a code (default 6). */
@@ -24,6 +27,7 @@ export const TOTP_SECRET_BYTES = 20
 
 /** A new random secret, base32 (32 characters, no padding) as authenticator apps take it. */
 export function generateTotpSecret(): string {
+  const { Secret } = otpauth()
   return new Secret({ size: TOTP_SECRET_BYTES }).base32
 }
 
@@ -34,6 +38,7 @@ export function totpStep(at: number = Date.now(), period: number = TOTP_DEFAULTS
 
 /** The code of a base32 `secret` for time step `step`. */
 export function totpCode(secret: string, step: number, digits: number = TOTP_DEFAULTS.digits): string {
+  const { HOTP, Secret } = otpauth()
   return HOTP.generate({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits, counter: step })
 }
 
@@ -50,6 +55,7 @@ export function matchTotp(secret: string, code: string, options: TotpOptions = {
   const digits = options.digits ?? TOTP_DEFAULTS.digits
   if (code.length !== digits || !/^[0-9]+$/.test(code)) return null
   const step = totpStep(options.at ?? Date.now(), options.period)
+  const { HOTP, Secret } = otpauth()
   const delta = HOTP.validate({ token: code, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits, counter: step, window: options.window ?? TOTP_DEFAULTS.window })
   return delta === null ? null : step + delta
 }
