@@ -24,6 +24,19 @@ interface KnexClientInternals {
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?$/
 
+/** `queryNow`'s answer when the query cannot run synchronously here. */
+export const UNAVAILABLE: unique symbol = Symbol('prepared-lookup.unavailable')
+
+/** Whether `name` may be put in SQL text as a double-quoted identifier (`table` or `schema.table`). */
+export function isPlainIdentifier(name: string): boolean {
+  return IDENTIFIER.test(name)
+}
+
+/** `name` double-quoted for SQL (SQLite, PostgreSQL), per dotted part. */
+export function quoteIdentifier(name: string): string {
+  return quote(name)
+}
+
 function quote(identifier: string): string {
   return identifier
     .split('.')
@@ -96,6 +109,34 @@ export class PreparedLookup {
       }
     }
     return this.#find(table, column, bound)
+  }
+
+  /**
+   * The first row of `sql` (a fixed SELECT with one `?`, built by the caller from identifiers
+   * that passed `isPlainIdentifier`) run synchronously on SQLite's kept handle, through a
+   * statement prepared once per `key`; `UNAVAILABLE` when it cannot run so (another driver, no
+   * handle kept yet, inside a transaction, a value SQLite cannot bind): the caller then asks
+   * another way. For the few per-request reads that would otherwise take two look-ups.
+   */
+  queryNow(key: string, sql: string, value: unknown): Record<string, unknown> | undefined | typeof UNAVAILABLE {
+    const raw = this.raw
+    if (this.driver !== 'sqlite' || this.closed || !raw?.open || raw.inTransaction) return UNAVAILABLE
+    const bound = lookupValue(value, this.driver)
+    if (bound === NO_MATCH) return undefined
+    const binding = sqliteBinding(bound)
+    if (binding === undefined) return UNAVAILABLE
+    const statementKey = `\u0001${key}`
+    let statement = this.statements.get(statementKey)
+    try {
+      if (!statement) {
+        statement = raw.prepare(sql)
+        this.statements.set(statementKey, statement)
+      }
+      return statement.get(binding) as Record<string, unknown> | undefined
+    } catch (error) {
+      if (isLookupTypeMismatch(error)) return undefined
+      throw translateDatabaseError(error, {})
+    }
   }
 
   async #find(table: string, column: string, bound: Knex.Value): Promise<Record<string, unknown> | undefined> {

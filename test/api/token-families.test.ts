@@ -293,7 +293,23 @@ describe('per-device token families (store: table)', () => {
     const refused = await get('/me', t1)
     assert.equal(refused.status, 401)
     assert.equal(refused.json().code, 'E_TOKEN_INVALID')
-    assert.equal((await get('/me', t2)).status, 200)
+    // The family's row and the user's are read together: the user is the token's, columns hidden as always.
+    const me = await get('/me', t2)
+    assert.equal(me.status, 200)
+    const data = me.json().data as Record<string, unknown>
+    assert.equal(data.email, email)
+    for (const hidden of ['password', 'api_token', 'remember_token']) assert.ok(!(hidden in data), `${hidden} shown`)
+    for (const key of Object.keys(data)) assert.ok(!key.startsWith('__'), `a token column leaked into the user: ${key}`)
+    // Another user's token names its own user, not this one.
+    const { email: otherEmail } = await newUser()
+    const otherToken = await login(otherEmail)
+    assert.equal(((await get('/me', otherToken)).json().data as Record<string, unknown>).email, otherEmail)
+    assert.equal(((await get('/me', t2)).json().data as Record<string, unknown>).email, email)
+    // A logged-out family, then a deleted user: refused at once.
+    assert.equal((await new Client(server.url).request('POST', '/api/logout', { headers: { authorization: `Bearer ${otherToken}` } })).status, 204)
+    assert.equal((await get('/me', otherToken)).status, 401)
+    await db('users').where('email', email).delete()
+    assert.equal((await get('/me', t2)).status, 401, "a deleted user's token")
   })
 
   it("with revocation: 'epoch' and authenticates: false, a detected reuse refuses every token of the user at once", async () => {

@@ -21,6 +21,7 @@ import { timingSafeEqualString } from '../../../auth/tokens/index.js'
 import { JwtError, JwtRevokedError } from '../../jwt/index.js'
 import { ReauthFailedError, TokenInvalidError, TokenMissingError, TokenReusedError } from '../../errors.js'
 import type { ReuseDetail } from '../../families/token-families.js'
+import { UNAVAILABLE } from '../../../database/prepared-lookup.js'
 import { bearerToken } from './bearer-token.js'
 import { VerifiedBearer } from './verified-bearer.js'
 import type { JwtGuardDependencies, TokenRecord, VerifiedToken } from './types.js'
@@ -216,7 +217,18 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
    * without a promise when the row is at hand).
    */
   #checkFamily(verified: VerifiedToken): VerifiedToken | Promise<VerifiedToken> {
-    const current = this.#deps.jwt.families!.isCurrentNow(verified.payload.sub, verified.payload.fid, verified.digest)
+    const families = this.#deps.jwt.families!
+    const provider = this.#deps.provider
+    const source = provider.rowSource
+    // On SQLite: the family's row and the user's in one statement (LoadUser then reads nothing).
+    if (source && provider.recordFromRow && this.#recordValue === undefined && source.connection === families.connection) {
+      const joined = families.currentWithUserNow(verified.payload.sub, verified.payload.fid, verified.digest, source)
+      if (joined !== UNAVAILABLE) {
+        if (joined.current && joined.user) this.#recordValue = provider.recordFromRow(joined.user)
+        return this.#familyChecked(verified, joined.current && joined.user !== undefined)
+      }
+    }
+    const current = families.isCurrentNow(verified.payload.sub, verified.payload.fid, verified.digest)
     return current instanceof Promise ? current.then((yes) => this.#familyChecked(verified, yes)) : this.#familyChecked(verified, current)
   }
 

@@ -23,6 +23,13 @@ export interface JwtUserProvider<User extends AuthUser = AuthUser> extends Crede
   findRecord(id: string): Promise<TokenRecord<User> | null>
   /** Optional: `findRecord` answered without a promise when the row is at hand. */
   findRecordNow?(id: string): TokenRecord<User> | null | Promise<TokenRecord<User> | null>
+  /**
+   * Optional: where the users' rows are (table, primary key, connection name), so a query that
+   * already joins them (token families) can hand the row to `recordFromRow` instead of a second read.
+   */
+  readonly rowSource?: { readonly table: string; readonly primaryKey: string; readonly connection: string | undefined }
+  /** Optional, with `rowSource`: the record of a row read from it. */
+  recordFromRow?(row: Record<string, unknown>): TokenRecord<User>
   /** Stores `digest` as `user`'s current token; null clears it (no token is current). */
   storeDigest(user: User, digest: string | null): Promise<void>
   /** Atomically replaces `oldDigest` by `newDigest`; false when `oldDigest` was not the stored one. */

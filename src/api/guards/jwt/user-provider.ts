@@ -20,6 +20,15 @@ export class ModelJwtUserProvider<User extends ModelUser = ModelUser> extends Mo
     this.#primaryKey = model.getPrimaryKey()
   }
 
+  get rowSource(): { table: string; primaryKey: string; connection: string | undefined } {
+    const model = this.model as AuthModel & { connection?: string }
+    return { table: model.getTable(), primaryKey: this.#primaryKey, connection: model.connection }
+  }
+
+  recordFromRow(row: Record<string, unknown>): TokenRecord<User> {
+    return this.#record(row)!
+  }
+
   async findRecord(id: string): Promise<TokenRecord<User> | null> {
     return this.findRecordNow(id)
   }
