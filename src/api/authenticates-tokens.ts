@@ -11,20 +11,20 @@ import { getJwtService } from './jwt-service-registry.js'
 import { PersonalTokenRepository, type CreateTokenOptions } from './personal-tokens/repository.js'
 import { issuePersonalToken } from './personal-tokens/issue.js'
 
-const TOKEN_HIDDEN = new WeakMap<object, { own: string[]; column: string; fields: string[] }>()
+const TOKEN_HIDDEN = new WeakMap<object, { own: readonly string[]; column: string; fields: readonly string[] }>()
 
 export function AuthenticatesTokens<T extends ModelClass>(Base: T) {
   abstract class TokenAuthenticatable extends Base {
     static tokenColumn = 'api_token'
 
     /** The model's hidden fields plus the token column (and the token epoch's, bookkeeping only). */
-    static override hiddenFields(): string[] {
+    static override hiddenFields(): readonly string[] {
       const own = super.hiddenFields()
       const column = (this as unknown as { tokenColumn: string }).tokenColumn
       // Read on every serialisation: the same array while the parent's list and the column stay.
       const known = TOKEN_HIDDEN.get(this)
       if (known && known.own === own && known.column === column) return known.fields
-      const fields = [...new Set([...own, column, 'token_epoch', 'token_epoch_at'])]
+      const fields = Object.freeze([...new Set([...own, column, 'token_epoch', 'token_epoch_at'])])
       TOKEN_HIDDEN.set(this, { own, column, fields })
       return fields
     }

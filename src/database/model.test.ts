@@ -173,6 +173,34 @@ describe(`Model (${process.env.DB_CONNECTION ?? 'sqlite'})`, () => {
     assert.equal(note.isDirty(), true)
   })
 
+  it("an ancestor's extraHidden assigned anew applies to subclasses that declare their own; the list is frozen", () => {
+    class Base extends Model {
+      static extraHidden = ['a']
+    }
+    class Child extends Base {
+      static extraHidden = ['b']
+    }
+    const row = { id: 1, a: 1, b: 2, c: 3 }
+    assert.deepEqual(Object.keys(Child.hydrate(row).serialize()).sort(), ['c', 'id'])
+    Base.extraHidden = ['c']
+    assert.deepEqual(Object.keys(Child.hydrate(row).serialize()).sort(), ['a', 'id'])
+    assert.ok(Object.isFrozen(Child.hiddenFields()))
+    assert.throws(() => (Child.hiddenFields() as string[]).push('id'))
+  })
+
+  it("a loaded row wins over what a subclass constructor sets", () => {
+    class Post extends Model {
+      constructor(attributes: Record<string, unknown> = {}) {
+        super(attributes)
+        ;(this as unknown as { status: string }).status = 'draft'
+      }
+    }
+    const post = Post.hydrate({ id: 1, status: 'published' }) as unknown as Post & { status: string }
+    assert.equal(post.status, 'published')
+    assert.equal(post.isDirty(), false)
+    assert.equal((new Post() as unknown as { status: string }).status, 'draft')
+  })
+
   it('applies casts when reading, assigning and serialising', async () => {
     const seen = new Date('2024-03-01T10:20:30.000Z')
     const user = await User.create({ name: 'Cast', email: 'cast@example.com', settings: { theme: 'dark', n: [1, 2] }, active: true, score: 12.5 })

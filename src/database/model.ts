@@ -60,9 +60,25 @@ export type Attributes = Record<string, unknown>
 
 /** `getCasts()` per model class, with the settings it was made from. */
 /** Per class: `hiddenFields()` as last computed, and the declarations it came from. */
-const HIDDEN = new WeakMap<object, { hidden: ModelSettings['hidden']; extra: ModelSettings['extraHidden']; fields: string[] }>()
-/** The attributes of the model `hydrate` is constructing (read once by the constructor). */
-let hydrating: Attributes | undefined
+const HIDDEN = new WeakMap<object, { hidden: ModelSettings['hidden']; extras: unknown[]; fields: readonly string[] }>()
+
+/** Whether the `extraHidden` arrays declared up `model`'s class chain are still `extras`, in order. */
+function sameExtraHidden(model: object, extras: readonly unknown[]): boolean {
+  let i = 0
+  for (let current: object | null = model; current && current !== Function.prototype; current = Object.getPrototypeOf(current) as object | null) {
+    if (Object.hasOwn(current, 'extraHidden') && settings(current).extraHidden !== extras[i++]) return false
+  }
+  return i === extras.length
+}
+
+/** The `extraHidden` arrays declared up `model`'s class chain. */
+function extraHiddenArrays(model: object): unknown[] {
+  const arrays: unknown[] = []
+  for (let current: object | null = model; current && current !== Function.prototype; current = Object.getPrototypeOf(current) as object | null) {
+    if (Object.hasOwn(current, 'extraHidden')) arrays.push(settings(current).extraHidden)
+  }
+  return arrays
+}
 const CASTS = new WeakMap<object, { declared: ModelSettings['casts']; timestamps: boolean; casts: Readonly<Record<string, CastType>> }>()
 
 function hasKeys(value: object): boolean {
@@ -83,13 +99,11 @@ export class Model {
 
   /** A new, unsaved model filled with the fillable keys of `attributes`. */
   constructor(attributes: Attributes = {}) {
-    const row = hydrating
-    hydrating = undefined
     // Non-enumerable, so `Object.keys(user)` and `{ ...user }` list the columns only.
-    Object.defineProperty(this, '$attributes', { value: row ?? {}, writable: true, enumerable: false, configurable: true })
-    Object.defineProperty(this, '$original', { value: row ? { ...row } : {}, writable: true, enumerable: false, configurable: true })
-    Object.defineProperty(this, '$exists', { value: row !== undefined, writable: true, enumerable: false, configurable: true })
-    if (!row && hasKeys(attributes)) this.fill(attributes)
+    Object.defineProperty(this, '$attributes', { value: {}, writable: true, enumerable: false, configurable: true })
+    Object.defineProperty(this, '$original', { value: {}, writable: true, enumerable: false, configurable: true })
+    Object.defineProperty(this, '$exists', { value: false, writable: true, enumerable: false, configurable: true })
+    if (hasKeys(attributes)) this.fill(attributes)
     // Returning the proxy makes it `this` for subclass constructors and every method call.
     return new Proxy(this, ATTRIBUTE_ACCESS)
   }
@@ -111,14 +125,15 @@ export class Model {
   }
 
   /** `hidden` plus every `extraHidden` declared up the class chain (mixins add theirs there). */
-  static hiddenFields(): string[] {
-    // Read on every serialisation: computed once per class while `hidden` and the nearest
-    // `extraHidden` stay the same arrays (assigning a new array is seen at once).
-    const { hidden, extraHidden } = settings(this)
+  static hiddenFields(): readonly string[] {
+    // Read on every serialisation: computed once per class while `hidden` and every `extraHidden`
+    // up the chain stay the same arrays (assigning a new array is seen at once; declare them as
+    // constants, do not push into them). The answer is frozen: it is shared.
+    const hidden = settings(this).hidden
     const known = HIDDEN.get(this)
-    if (known && known.hidden === hidden && known.extra === extraHidden) return known.fields
-    const fields = [...new Set([...(hidden ?? []), ...extraHiddenOf(this)])]
-    HIDDEN.set(this, { hidden, extra: extraHidden, fields })
+    if (known && known.hidden === hidden && sameExtraHidden(this, known.extras)) return known.fields
+    const fields = Object.freeze([...new Set([...(hidden ?? []), ...extraHiddenOf(this)])])
+    HIDDEN.set(this, { hidden, extras: extraHiddenArrays(this), fields })
     return fields
   }
 
@@ -203,13 +218,14 @@ export class Model {
 
   /** A stored model from a database row (casts applied, nothing dirty). */
   static hydrate<T extends typeof Model>(this: T, row: Attributes): InstanceType<T> {
-    // The constructor takes the attributes as they are (no `fill()`, no `set` trap per field).
-    hydrating = this.attributesFromRow(row)
-    try {
-      return new this() as InstanceType<T>
-    } finally {
-      hydrating = undefined
-    }
+    const model = new this() as InstanceType<T>
+    const attributes = this.attributesFromRow(row)
+    // After the constructor: what a subclass constructor set gives way to the stored row.
+    // Straight to the instance (a proxy without a defineProperty trap): no `set` trap per field.
+    Object.defineProperty(model, '$attributes', { value: attributes })
+    Object.defineProperty(model, '$original', { value: { ...attributes } })
+    Object.defineProperty(model, '$exists', { value: true })
+    return model
   }
 
   /** A row's values with the model's casts applied. */

@@ -235,6 +235,7 @@ describe('two-factor enrolment pages', () => {
     // The others: the code refused (422), or, once TOTP is on, this session (loaded before the
     // winner marked it) has no second factor to manage it with (403 E_MFA_REQUIRED).
     assert.ok(results.filter((r) => r.status !== 200).every((r) => r.status === 422 || (r.status === 403 && r.json().code === 'E_MFA_REQUIRED')), results.map((r) => r.status).join(','))
+    assert.equal(ok[0]!.headers.get('cache-control'), 'no-store')
     const body = ok[0]!.json()
     assert.equal(body.enabled, true)
     assert.equal(body.recovery_codes.length, 10)
@@ -263,6 +264,7 @@ describe('two-factor enrolment pages', () => {
     for (const code of old) assert.ok(!stored.includes(hashOf(code)), 'an old code survived')
     const json = await client.request('POST', '/account/two-factor/recovery-codes', { form: { __token: client.csrf() }, headers: { accept: 'application/json' } })
     assert.equal(json.status, 200)
+    assert.equal(json.headers.get('cache-control'), 'no-store')
     assert.equal(json.json().recovery_codes.length, 10)
     assert.deepEqual((await db('two_factor_recovery_codes').where('user_id', id)).map((s) => s.code_hash).sort(), (json.json().recovery_codes as string[]).map(hashOf).sort())
   })

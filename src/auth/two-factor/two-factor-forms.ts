@@ -65,10 +65,12 @@ function accountName(ctx: HttpContext, user: unknown): string {
 
 /**
  * Freshly made codes, shown by the answer that made them: the page itself (200, `no-store`), so
- * they never travel through the session or a cookie and a reload does not show them again (it
- * posts again and is refused). JSON clients get them in the body.
+ * they never travel through the session or a cookie. A reload posts the form again: turning on
+ * is refused ("already on"), regenerating makes another new set. JSON clients get them in the
+ * body (`no-store` too).
  */
 async function showCodesOnce(ctx: HttpContext, user: AuthUser, codes: string[], message: string): Promise<unknown> {
+  ctx.response.header('Cache-Control', 'no-store')
   if (ctx.request.wantsJson() || !ctx.hasSession) return { enabled: true, recovery_codes: codes, message }
   return renderEnabled(ctx, user, await service(ctx).status(user.getKey()), codes, message)
 }
