@@ -12,7 +12,7 @@ const { buildProgram } = await import(new URL('../dist/cli/index.js', import.met
 const unused = () => {
   throw new Error('not used when generating the reference')
 }
-const program = buildProgram({ appRoot: null, out: () => {}, requireApp: unused, boot: unused })
+const program = await buildProgram({ appRoot: null, out: () => {}, requireApp: unused, boot: unused })
 
 const prose = (text) => String(text).replace(/</g, '&lt;').replace(/>/g, '&gt;')
 const cell = (text) => prose(text).replace(/\|/g, '\\|').replace(/\n/g, ' ')

@@ -7,30 +7,15 @@
 import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Command, CommanderError } from 'commander'
-import { createApplication } from '../foundation/bootstrap.js'
 import { findModule } from '../foundation/module-finder.js'
 import { CliError } from './cli-error.js'
 import { FrameworkError } from '../foundation/framework-error.js'
 import { HttpError } from '../http/http-error.js'
 import { notInApp, type CliContext } from './context.js'
 import { colors, formatError } from './output.js'
-import { registerNewCommand } from './commands/new-command.js'
-import { registerServeCommand } from './commands/serve-command.js'
-import { registerKeyGenerateCommand } from './commands/key-generate-command.js'
-import { registerControllerCommand } from './commands/controller-command.js'
-import { registerRoutesListCommand } from './commands/routes-list-command.js'
-import { registerMigrateCommands } from './commands/migrate-commands.js'
-import { registerAuthCommand } from './commands/auth-command.js'
-import { registerAuthEventsCommand } from './commands/auth-events-command.js'
-import { registerAuthPruneCommand } from './commands/auth-prune-command.js'
-import { registerApiInstallCommand } from './commands/api-install-command.js'
-import { registerTokenCreateCommand } from './commands/token-create-command.js'
-import { registerTwoFactorCommand, registerTwoFactorReencryptCommand } from './commands/two-factor-command.js'
-import { registerOpenApiCommand } from './commands/openapi-command.js'
-import { registerTestCommand } from './commands/test-command.js'
-import { registerTypecheckCommand } from './commands/typecheck-command.js'
-
+import { commandsFor } from './command-list.js'
 import { registerTypeScript } from './typescript-loader.js'
+import { keepYoungGenerationSmall } from '../foundation/young-generation.js'
 
 export { registerTypeScript }
 export { CliError } from './cli-error.js'
@@ -40,7 +25,11 @@ function isAppRoot(dir: string): boolean {
   return findModule(resolve(dir, 'Kernel')) !== undefined
 }
 
-export function buildProgram(ctx: CliContext): Command {
+/**
+ * The `craft` program. With `only` (the command being run), just that command's module is loaded
+ * when it is one (cli/command-list); otherwise every command is.
+ */
+export async function buildProgram(ctx: CliContext, only?: string): Promise<Command> {
   const program = new Command('craft')
   program
     .description('Trowel command line')
@@ -58,27 +47,14 @@ export function buildProgram(ctx: CliContext): Command {
         write(line.replace(/^error:/, colors(process.stderr).red('error:')) + '\n')
       },
     })
-  registerNewCommand(program, ctx)
-  registerServeCommand(program, ctx)
-  registerAuthCommand(program, ctx)
-  registerAuthEventsCommand(program, ctx)
-  registerAuthPruneCommand(program, ctx)
-  registerApiInstallCommand(program, ctx)
-  registerTokenCreateCommand(program, ctx)
-  registerTwoFactorCommand(program, ctx)
-  registerTwoFactorReencryptCommand(program, ctx)
-  registerOpenApiCommand(program, ctx)
-  registerMigrateCommands(program, ctx)
-  registerControllerCommand(program, ctx)
-  registerRoutesListCommand(program, ctx)
-  registerKeyGenerateCommand(program, ctx)
-  registerTestCommand(program, ctx)
-  registerTypecheckCommand(program, ctx)
+  for (const entry of commandsFor(only)) for (const register of await entry.load()) register(program, ctx)
   for (const cmd of program.commands) cmd.exitOverride()
   return program
 }
 
 export async function main(argv: string[] = process.argv, options: { appRoot?: string | null } = {}): Promise<void> {
+  // Before the app is loaded, so that start-up does not grow it either (foundation/young-generation).
+  if (argv[2] === 'serve') keepYoungGenerationSmall()
   // `node craft routes:list | head`: a reader that goes away is not an error worth a stack trace.
   // A server whose output pipe closes stops with 1, so that a supervisor sees a failure.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -99,10 +75,11 @@ export async function main(argv: string[] = process.argv, options: { appRoot?: s
     boot: async (mode) => {
       const root = appRoot ?? notInApp()
       await registerTypeScript()
+      const { createApplication } = await import('../foundation/bootstrap.js')
       return createApplication(root, { mode })
     },
   }
-  const program = buildProgram(ctx)
+  const program = await buildProgram(ctx, argv[2])
   try {
     if (argv.length <= 2) {
       program.outputHelp()

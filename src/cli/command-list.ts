@@ -1,0 +1,50 @@
+/**
+ * @module cli/command-list
+ * Every `craft` command, in the order `craft --help` lists them, each with the module that
+ * defines it, imported only when needed: `craft serve` loads the serve command alone (not the
+ * generators, the migrator's command-line side or the OpenAPI writer), which keeps a server's
+ * heap smaller. Help, and a name that is not listed (commander then suggests the nearest), load all.
+ */
+import type { Command } from 'commander'
+import type { CliContext } from './context.js'
+
+type Register = (program: Command, ctx: CliContext) => void
+
+export interface CommandEntry {
+  /** The command names the module registers. */
+  names: readonly string[]
+  load: () => Promise<Register[]>
+}
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { names: ['new'], load: async () => [(await import('./commands/new-command.js')).registerNewCommand] },
+  { names: ['serve'], load: async () => [(await import('./commands/serve-command.js')).registerServeCommand] },
+  { names: ['auth'], load: async () => [(await import('./commands/auth-command.js')).registerAuthCommand] },
+  { names: ['auth:events'], load: async () => [(await import('./commands/auth-events-command.js')).registerAuthEventsCommand] },
+  { names: ['auth:prune'], load: async () => [(await import('./commands/auth-prune-command.js')).registerAuthPruneCommand] },
+  { names: ['api:install'], load: async () => [(await import('./commands/api-install-command.js')).registerApiInstallCommand] },
+  { names: ['token:create'], load: async () => [(await import('./commands/token-create-command.js')).registerTokenCreateCommand] },
+  {
+    names: ['two-factor:disable', 'two-factor:reencrypt'],
+    load: async () => {
+      const m = await import('./commands/two-factor-command.js')
+      return [m.registerTwoFactorCommand, m.registerTwoFactorReencryptCommand]
+    },
+  },
+  { names: ['openapi'], load: async () => [(await import('./commands/openapi-command.js')).registerOpenApiCommand] },
+  {
+    names: ['migration', 'migrate', 'migrate:rollback', 'migrate:status', 'migrate:refresh'],
+    load: async () => [(await import('./commands/migrate-commands.js')).registerMigrateCommands],
+  },
+  { names: ['controller'], load: async () => [(await import('./commands/controller-command.js')).registerControllerCommand] },
+  { names: ['routes:list'], load: async () => [(await import('./commands/routes-list-command.js')).registerRoutesListCommand] },
+  { names: ['key:generate'], load: async () => [(await import('./commands/key-generate-command.js')).registerKeyGenerateCommand] },
+  { names: ['test'], load: async () => [(await import('./commands/test-command.js')).registerTestCommand] },
+  { names: ['typecheck'], load: async () => [(await import('./commands/typecheck-command.js')).registerTypecheckCommand] },
+]
+
+/** The entries to load for `craft <name>`: its own when it is a command's name, else every one. */
+export function commandsFor(name: string | undefined): readonly CommandEntry[] {
+  const own = name === undefined ? undefined : COMMANDS.find((c) => c.names.includes(name))
+  return own ? [own] : COMMANDS
+}
