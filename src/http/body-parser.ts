@@ -6,11 +6,15 @@
  * with a body → 415 (refused before the body is read).
  */
 import type { IncomingMessage } from 'node:http'
-import getRawBody from 'raw-body'
+import type getRawBodyType from 'raw-body'
 import sjson from 'secure-json-parse'
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from './errors.js'
 import { parseQueryString, type InputBag } from './request.js'
 import { parseMultipart } from './multipart.js'
+import { lazyModule } from '../support/lazy-module.js'
+
+/** Loaded by the first request with a body (raw-body and iconv-lite: about 0.6 MB of heap). */
+const getRawBody = lazyModule<typeof getRawBodyType>('raw-body')
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
 /** Deeper JSON is refused: serializing or validating it recursively would overflow the stack. */
@@ -35,7 +39,7 @@ export async function readBody(raw: IncomingMessage, limit = DEFAULT_BODY_LIMIT)
   }
   let buffer: Buffer
   try {
-    buffer = await getRawBody(raw, { limit, length: declared })
+    buffer = await getRawBody()(raw, { limit, length: declared })
   } catch (error) {
     const e = error as { type?: string; status?: number }
     if (e.type === 'entity.too.large' || e.status === 413) throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`)

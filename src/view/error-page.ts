@@ -4,7 +4,8 @@
  * (`templates/errors/error.html`), rendered without an app, so it works before boot, when the app
  * has no templates, and when its own templates are broken. Pass `stack` only in debug mode.
  */
-import nunjucks from 'nunjucks'
+import type nunjucks from 'nunjucks'
+import { loadNunjucks } from './load-nunjucks.js'
 import { FRAMEWORK_TEMPLATES_DIR } from './framework-templates.js'
 import { statusText } from '../http/status-text.js'
 
@@ -27,7 +28,8 @@ export function errorPageContext(data: ErrorPageData): ErrorPageData & { title: 
 export function renderErrorPage(data: ErrorPageData): string {
   const context = errorPageContext(data)
   try {
-    env ??= new nunjucks.Environment(new nunjucks.FileSystemLoader(FRAMEWORK_TEMPLATES_DIR, { noCache: false }), {
+    const { Environment, FileSystemLoader } = loadNunjucks()
+    env ??= new Environment(new FileSystemLoader(FRAMEWORK_TEMPLATES_DIR, { noCache: false }), {
       autoescape: true,
       throwOnUndefined: false,
     })

@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import nunjucks from 'nunjucks'
+import type nunjucks from 'nunjucks'
 import type { Application } from '../foundation/application.js'
 import type { HttpContext } from '../http/context.js'
 import { FrameworkError } from '../foundation/framework-error.js'
@@ -21,6 +21,7 @@ import { resolveTemplateName } from './template-name.js'
 import { locateTemplateError, TemplateRenderError } from './template-error.js'
 import { ContextView } from './context-view.js'
 import { errorPageContext, renderErrorPage, type ErrorPageData } from './error-page.js'
+import { loadNunjucks } from './load-nunjucks.js'
 
 export type UrlFor = (name: string, params?: Record<string, unknown>) => string
 
@@ -34,31 +35,44 @@ export interface ViewFactoryOptions {
 type ViewApp = Pick<Application, 'path' | 'isDebug' | 'has' | 'make'> & Partial<Pick<Application, 'basePath' | 'config'>>
 
 export class ViewFactory {
-  readonly env: nunjucks.Environment
   readonly paths: string[]
   readonly debug: boolean
   readonly #app: ViewApp
   #shared: Record<string, unknown> = {}
+  #env: nunjucks.Environment | undefined
 
   constructor(app: ViewApp, options: ViewFactoryOptions = {}) {
     this.#app = app
     this.debug = options.debug ?? app.isDebug
     this.paths = options.paths ?? [app.path('templates'), FRAMEWORK_TEMPLATES_DIR]
-    const loader = new nunjucks.FileSystemLoader(this.paths, { noCache: this.debug, watch: false })
-    this.env = new nunjucks.Environment(loader, { autoescape: true, throwOnUndefined: false })
-    this.env.addGlobal('route', (name: string, params?: Record<string, unknown>) => this.urlFor(name, params))
-    this.env.addGlobal('has_route', (name: string) => this.#app.has('url.has') && this.#app.make<(name: string) => boolean>('url.has')(name))
+  }
+
+  /**
+   * The Nunjucks environment, made (and Nunjucks loaded) by the first render: a process that only
+   * answers JSON never loads the template engine.
+   */
+  get env(): nunjucks.Environment {
+    return (this.#env ??= this.#createEnv())
+  }
+
+  #createEnv(): nunjucks.Environment {
+    const { Environment, FileSystemLoader } = loadNunjucks()
+    const loader = new FileSystemLoader(this.paths, { noCache: this.debug, watch: false })
+    const env = new Environment(loader, { autoescape: true, throwOnUndefined: false })
+    env.addGlobal('route', (name: string, params?: Record<string, unknown>) => this.urlFor(name, params))
+    env.addGlobal('has_route', (name: string) => this.#app.has('url.has') && this.#app.make<(name: string) => boolean>('url.has')(name))
     // Request-less defaults (mail templates, error pages): forContext() supplies the real values.
-    this.env.addGlobal('csrf_field', '')
-    this.env.addGlobal('csrf_token', '')
-    this.env.addGlobal('old', (_key: string, fallback: unknown = '') => fallback)
-    this.env.addGlobal('flash', (_key: string, fallback?: unknown) => fallback)
-    this.env.addGlobal('errors', {})
-    this.env.addGlobal('messages', {})
-    this.env.addGlobal('auth_user', null)
+    env.addGlobal('csrf_field', '')
+    env.addGlobal('csrf_token', '')
+    env.addGlobal('old', (_key: string, fallback: unknown = '') => fallback)
+    env.addGlobal('flash', (_key: string, fallback?: unknown) => fallback)
+    env.addGlobal('errors', {})
+    env.addGlobal('messages', {})
+    env.addGlobal('auth_user', null)
     // `APPLICATION.name` of config/application.ts (APP_NAME), shown by the auth pages' header and title.
-    const name = app.config?.<{ APPLICATION?: { name?: unknown } }>('application')?.APPLICATION?.name ?? process.env.APP_NAME
-    this.env.addGlobal('app_name', typeof name === 'string' && name !== '' ? name : 'Trowel')
+    const name = this.#app.config?.<{ APPLICATION?: { name?: unknown } }>('application')?.APPLICATION?.name ?? process.env.APP_NAME
+    env.addGlobal('app_name', typeof name === 'string' && name !== '' ? name : 'Trowel')
+    return env
   }
 
   /** A named route's URL, through the router's `url.for` binding. */
