@@ -14,7 +14,14 @@ import { NO_MATCH, coercedMatch, isLookupTypeMismatch, lookupValue } from './loo
 interface RawSqliteDatabase {
   readonly open: boolean
   readonly inTransaction: boolean
-  prepare(sql: string): { get(...params: unknown[]): unknown }
+  prepare(sql: string): RawStatement
+}
+
+/** The slice of better-sqlite3's `Statement` used here. */
+interface RawStatement {
+  get(...params: unknown[]): unknown
+  raw(toggle: boolean): RawStatement
+  columns(): { name: string }[]
 }
 
 interface KnexClientInternals {
@@ -65,7 +72,8 @@ function sqliteBinding(value: unknown): unknown {
  */
 export class PreparedLookup {
   private raw: RawSqliteDatabase | undefined
-  private statements = new Map<string, { get(...params: unknown[]): unknown }>()
+  private statements = new Map<string, RawStatement>()
+  private queries = new Map<string, { statement: RawStatement; columns: readonly string[] }>()
   private closed = false
 
   constructor(
@@ -113,30 +121,37 @@ export class PreparedLookup {
 
   /**
    * The first row of `sql` (a fixed SELECT with one `?`, built by the caller from identifiers
-   * that passed `isPlainIdentifier`) run synchronously on SQLite's kept handle, through a
-   * statement prepared once per `key`; `UNAVAILABLE` when it cannot run so (another driver, no
-   * handle kept yet, inside a transaction, a value SQLite cannot bind): the caller then asks
-   * another way. For the few per-request reads that would otherwise take two look-ups.
+   * that passed `isPlainIdentifier`) as an array of values, in the order of `columnsOf(key)`
+   * (better-sqlite3's raw mode: no object per row to build and take apart), run synchronously on
+   * SQLite's kept handle through a statement prepared once per `key`; `UNAVAILABLE` when it
+   * cannot run so (another driver, no handle kept yet, inside a transaction, a value SQLite cannot
+   * bind): the caller then asks another way. For the few per-request reads that would otherwise
+   * take two look-ups.
    */
-  queryNow(key: string, sql: string, value: unknown): Record<string, unknown> | undefined | typeof UNAVAILABLE {
+  queryNow(key: string, sql: string, value: unknown): unknown[] | undefined | typeof UNAVAILABLE {
     const raw = this.raw
     if (this.driver !== 'sqlite' || this.closed || !raw?.open || raw.inTransaction) return UNAVAILABLE
     const bound = lookupValue(value, this.driver)
     if (bound === NO_MATCH) return undefined
     const binding = sqliteBinding(bound)
     if (binding === undefined) return UNAVAILABLE
-    const statementKey = `\u0001${key}`
-    let statement = this.statements.get(statementKey)
+    let query = this.queries.get(key)
     try {
-      if (!statement) {
-        statement = raw.prepare(sql)
-        this.statements.set(statementKey, statement)
+      if (!query) {
+        const statement = raw.prepare(sql).raw(true)
+        query = { statement, columns: Object.freeze(statement.columns().map((c) => c.name)) }
+        this.queries.set(key, query)
       }
-      return statement.get(binding) as Record<string, unknown> | undefined
+      return query.statement.get(binding) as unknown[] | undefined
     } catch (error) {
       if (isLookupTypeMismatch(error)) return undefined
       throw translateDatabaseError(error, {})
     }
+  }
+
+  /** The column names of `queryNow(key, ...)`'s rows, once it has run. */
+  columnsOf(key: string): readonly string[] | undefined {
+    return this.queries.get(key)?.columns
   }
 
   async #find(table: string, column: string, bound: Knex.Value): Promise<Record<string, unknown> | undefined> {
@@ -169,12 +184,14 @@ export class PreparedLookup {
   close(): void {
     this.closed = true
     this.statements.clear()
+    this.queries.clear()
     this.raw = undefined
   }
 
   private async handle(): Promise<RawSqliteDatabase | undefined> {
     if (this.raw?.open) return this.raw
     this.statements.clear()
+    this.queries.clear()
     const client = this.knex.client as KnexClientInternals
     const raw = (await client.acquireConnection()) as RawSqliteDatabase
     await client.releaseConnection(raw)

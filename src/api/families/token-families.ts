@@ -64,18 +64,21 @@ export interface ReuseDetail {
 type Row = Record<string, any>
 
 function ms(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null
   if (value === null || value === undefined || value === '') return null
   const t = new Date(value as string | number | Date).getTime()
   return Number.isFinite(t) ? t : null
 }
 
-/** The api_tokens columns `currentWithUserNow` reads, and the prefix that sets them apart from the user's. */
+/**
+ * The api_tokens columns `currentWithUserNow` reads, first in its rows (the user's columns follow):
+ * read by position, so the user's own column names never clash with them.
+ */
 const JOINED_COLUMNS = ['id', 'user_id', 'family_id', 'replaced_by_hash', 'revoked_at', 'expires_at', 'family_created_at', 'last_used_at'] as const
-const JOINED_PREFIX = '__api_token_'
 
 /** `currentWithUserNow`'s SQL (identifiers checked by the caller). */
 function joinedSql(usersTable: string, primaryKey: string): string {
-  const token = JOINED_COLUMNS.map((c) => `t."${c}" as "${JOINED_PREFIX}${c}"`).join(', ')
+  const token = JOINED_COLUMNS.map((c) => `t."${c}"`).join(', ')
   return `select ${token}, u.* from "${API_TOKENS_TABLE}" t join ${quoteIdentifier(usersTable)} u on u.${quoteIdentifier(primaryKey)} = t."user_id" where t."token_hash" = ? limit 1`
 }
 
@@ -86,6 +89,8 @@ export class TokenFamilies {
   readonly reuseWindow: number
   readonly maxAge: number | null
   readonly #options: FamilyOptions
+  /** `currentWithUserNow`'s statement for the last users table asked about. */
+  #joined: { table: string; primaryKey: string; key: string; sql: string } | undefined
 
   constructor(options: FamilyOptions) {
     this.#options = options
@@ -243,17 +248,33 @@ export class TokenFamilies {
    */
   currentWithUserNow(sub: string, fid: unknown, digest: string, users: { table: string; primaryKey: string }): { current: boolean; user: Row | undefined } | typeof UNAVAILABLE {
     if (typeof fid !== 'string') return { current: false, user: undefined }
-    if (!isPlainIdentifier(users.table) || !isPlainIdentifier(users.primaryKey)) return UNAVAILABLE
-    const key = `families-user\u0000${users.table}\u0000${users.primaryKey}`
-    const row = getDatabase().prepared(this.#options.connection).queryNow(key, joinedSql(users.table, users.primaryKey), digest)
-    if (row === UNAVAILABLE) return UNAVAILABLE
-    if (!row) return { current: false, user: undefined }
-    const token: Row = {}
-    const user: Row = {}
-    for (const column in row) {
-      if (column.startsWith(JOINED_PREFIX)) token[column.slice(JOINED_PREFIX.length)] = row[column]
-      else user[column] = row[column]
+    let joined = this.#joined
+    if (joined?.table !== users.table || joined.primaryKey !== users.primaryKey) {
+      if (!isPlainIdentifier(users.table) || !isPlainIdentifier(users.primaryKey)) return UNAVAILABLE
+      joined = this.#joined = {
+        table: users.table,
+        primaryKey: users.primaryKey,
+        key: `families-user\u0000${users.table}\u0000${users.primaryKey}`,
+        sql: joinedSql(users.table, users.primaryKey),
+      }
     }
+    const prepared = getDatabase().prepared(this.#options.connection)
+    const values = prepared.queryNow(joined.key, joined.sql, digest)
+    if (values === UNAVAILABLE) return UNAVAILABLE
+    if (!values) return { current: false, user: undefined }
+    const token: Row = {
+      id: values[0],
+      user_id: values[1],
+      family_id: values[2],
+      replaced_by_hash: values[3],
+      revoked_at: values[4],
+      expires_at: values[5],
+      family_created_at: values[6],
+      last_used_at: values[7],
+    }
+    const columns = prepared.columnsOf(joined.key)!
+    const user: Row = {}
+    for (let i = JOINED_COLUMNS.length; i < values.length; i++) user[columns[i]!] = values[i]
     return { current: this.#current(token, sub, fid), user }
   }
 

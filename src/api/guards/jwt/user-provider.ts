@@ -20,9 +20,15 @@ export class ModelJwtUserProvider<User extends ModelUser = ModelUser> extends Mo
     this.#primaryKey = model.getPrimaryKey()
   }
 
-  get rowSource(): { table: string; primaryKey: string; connection: string | undefined } {
+  #rowSource: Readonly<{ table: string; primaryKey: string; connection: string | undefined }> | undefined
+
+  /** Where the users' rows are (the same object on every request while the model's table and connection stay). */
+  get rowSource(): Readonly<{ table: string; primaryKey: string; connection: string | undefined }> {
     const model = this.model as AuthModel & { connection?: string }
-    return { table: model.getTable(), primaryKey: this.#primaryKey, connection: model.connection }
+    const table = model.getTable()
+    const cached = this.#rowSource
+    if (cached?.table === table && cached.connection === model.connection) return cached
+    return (this.#rowSource = Object.freeze({ table, primaryKey: this.#primaryKey, connection: model.connection }))
   }
 
   recordFromRow(row: Record<string, unknown>): TokenRecord<User> {
