@@ -5,7 +5,9 @@ import { Application } from '../foundation/application.js'
 import { Logger } from '../support/logger.js'
 import { fakeContext } from '../testing/fake-context.js'
 import { eventBase } from '../auth/events.js'
+import { collectDefaultMetrics } from 'prom-client'
 import { AppMetrics, UNMATCHED_ROUTE } from './metrics.js'
+import { gcMetricsWanted, processCollectors } from './process-metrics.js'
 import { bearerChecker, metricsToken } from './metrics-token.js'
 import { HealthCheck } from './health.js'
 
@@ -46,6 +48,23 @@ describe('AppMetrics', () => {
     assert.equal(sample(textB, 'trowel_auth_token_reissues_total'), 0)
     assert.equal(sample(textA, 'trowel_auth_token_reuse_detected_total'), 0)
     assert.match(a.contentType, /^text\/plain; version=0\.0\.4/)
+  })
+
+  it('leaves the garbage-collection histogram out unless asked for (METRICS_GC=true): it runs a callback after every collection', async () => {
+    const plain = await new AppMetrics({ gcMetrics: false }).metrics()
+    assert.doesNotMatch(plain, /^# TYPE trowel_nodejs_gc_duration_seconds /m)
+    assert.match(plain, /^# TYPE trowel_nodejs_heap_space_size_used_bytes /m)
+    const withGc = await new AppMetrics({ gcMetrics: true }).metrics()
+    assert.match(withGc, /^# TYPE trowel_nodejs_gc_duration_seconds histogram/m)
+    // Every other default collector of prom-client is registered, including ones a later version adds.
+    const list = (collectDefaultMetrics as unknown as { metricsList: string[] }).metricsList
+    assert.ok(list.length >= 10 && list.includes('gc'))
+    assert.deepEqual(processCollectors(), list.filter((name) => name !== 'gc'))
+    assert.deepEqual(processCollectors({ gc: true }), list)
+    assert.equal(gcMetricsWanted({}), false)
+    assert.equal(gcMetricsWanted({ METRICS_GC: 'true' }), true)
+    assert.equal(gcMetricsWanted({ METRICS_GC: ' 1 ' }), true)
+    assert.equal(gcMetricsWanted({ METRICS_GC: 'false' }), false)
   })
 
   it('labels requests by route pattern, never by path; unmatched requests are "(unmatched)"', async () => {

@@ -18,9 +18,11 @@
  *   from what the hasher exposes (no sample while it exposes nothing: absent, not a made-up 0);
  *   `trowel_hash_wait_seconds`: how long each hashing job waited for a thread, registered by
  *   `observeHashWaits` when the hasher reports waits.
- * - prom-client's process metrics (CPU, memory, heap, event loop lag, GC, handles), prefixed `trowel_`.
+ * - prom-client's process metrics (CPU, memory, heap, event loop lag, handles), prefixed `trowel_`;
+ *   its GC histogram only with `METRICS_GC=true` (observability/process-metrics).
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
+import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client'
+import { collectProcessMetrics, gcMetricsWanted } from './process-metrics.js'
 import type { HttpContext } from '../http/context.js'
 import type { Emitter } from '../events/emitter.js'
 
@@ -49,6 +51,8 @@ export interface AppMetricsOptions {
   hashQueueLength?: () => number | undefined
   /** prom-client's process metrics (default true). */
   defaultMetrics?: boolean
+  /** Its garbage-collection histogram too (default: `METRICS_GC`, off). */
+  gcMetrics?: boolean
 }
 
 export class AppMetrics {
@@ -113,7 +117,7 @@ export class AppMetrics {
       registers,
       read: options.hashQueueLength ?? (() => undefined),
     })
-    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: METRIC_PREFIX })
+    if (options.defaultMetrics !== false) collectProcessMetrics(this.registry, { prefix: METRIC_PREFIX, gc: options.gcMetrics ?? gcMetricsWanted() })
   }
 
   /**
