@@ -73,7 +73,8 @@ function sqliteBinding(value: unknown): unknown {
 export class PreparedLookup {
   private raw: RawSqliteDatabase | undefined
   private statements = new Map<string, RawStatement>()
-  private queries = new Map<string, { statement: RawStatement; columns: readonly string[] }>()
+  private queries = new Map<string, { statement: RawStatement; columns: readonly string[]; schema: unknown }>()
+  private schemaStatement: RawStatement | undefined
   private closed = false
 
   constructor(
@@ -138,15 +139,29 @@ export class PreparedLookup {
     let query = this.queries.get(key)
     try {
       if (!query) {
-        const statement = raw.prepare(sql).raw(true)
-        query = { statement, columns: Object.freeze(statement.columns().map((c) => c.name)) }
+        query = { statement: raw.prepare(sql).raw(true), columns: [], schema: undefined }
         this.queries.set(key, query)
       }
-      return query.statement.get(binding) as unknown[] | undefined
+      // Read before the row: SQLite re-prepares a statement whose tables changed (a migration run
+      // by another process), and a `*` then stands for other columns; their names are read again
+      // whenever the schema's version moved, so a value never travels under another column's name.
+      const schema = this.#schemaVersion(raw)
+      const values = query.statement.get(binding) as unknown[] | undefined
+      if (schema !== query.schema) {
+        query.columns = Object.freeze(query.statement.columns().map((c) => c.name))
+        query.schema = schema
+      }
+      return values
     } catch (error) {
+      this.queries.delete(key)
       if (isLookupTypeMismatch(error)) return undefined
       throw translateDatabaseError(error, {})
     }
+  }
+
+  #schemaVersion(raw: RawSqliteDatabase): unknown {
+    this.schemaStatement ??= raw.prepare('PRAGMA schema_version').raw(true)
+    return (this.schemaStatement.get() as unknown[])[0]
   }
 
   /** The column names of `queryNow(key, ...)`'s rows, once it has run. */
@@ -185,6 +200,7 @@ export class PreparedLookup {
     this.closed = true
     this.statements.clear()
     this.queries.clear()
+    this.schemaStatement = undefined
     this.raw = undefined
   }
 
@@ -192,6 +208,7 @@ export class PreparedLookup {
     if (this.raw?.open) return this.raw
     this.statements.clear()
     this.queries.clear()
+    this.schemaStatement = undefined
     const client = this.knex.client as KnexClientInternals
     const raw = (await client.acquireConnection()) as RawSqliteDatabase
     await client.releaseConnection(raw)

@@ -36,8 +36,9 @@ describe('keepYoungGenerationSmall', () => {
     assert.equal(youngGenerationConfigured(['--enable-source-maps'], '--max-old-space-size=512'), false)
     assert.equal(youngGenerationConfigured(['--max-semi-space-size=16'], undefined), true)
     assert.equal(youngGenerationConfigured(['--max_semi_space_size', '16'], undefined), true)
-    assert.equal(youngGenerationConfigured([], '--min-semi-space-size=4'), true)
-    assert.equal(youngGenerationConfigured([], '--stack-trace-limit=50 --semi-space-growth-factor=2'), true)
+    assert.equal(youngGenerationConfigured(['--min-semi-space-size=4'], undefined), true)
+    assert.equal(youngGenerationConfigured(['--semi-space-growth-factor=2'], undefined), true)
+    assert.equal(youngGenerationConfigured([], '--stack-trace-limit=50 --max-semi-space-size=8'), true)
   })
 
   it('keeps the young generation at its starting size under sustained allocation (and without it, V8 grows it)', () => {

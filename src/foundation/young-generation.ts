@@ -11,10 +11,11 @@
  *
  * It is done with `v8.setFlagsFromString('--semi-space-growth-factor=1')`, which V8 reads each
  * time it would grow the young generation (checked on Node 20, 22 and 24 by
- * `young-generation.test.ts`). A process given its own young-generation flags
- * (`--max-semi-space-size`, `--min-semi-space-size` or `--semi-space-growth-factor`, on the command
- * line or in `NODE_OPTIONS`) is left as configured: `NODE_OPTIONS=--max-semi-space-size=16` brings
- * back V8's default growth, up to 16 MB per semi-space.
+ * `young-generation.test.ts`). A process given its own young-generation flags is left as
+ * configured: `--max-semi-space-size`, `--min-semi-space-size` or `--semi-space-growth-factor` on
+ * the command line, or `--max-semi-space-size` in `NODE_OPTIONS` (the only one of them Node accepts
+ * there): `NODE_OPTIONS=--max-semi-space-size=16` brings back V8's default growth, up to 16 MB per
+ * semi-space.
  */
 import v8 from 'node:v8'
 

@@ -38,8 +38,10 @@ export async function readBody(raw: IncomingMessage, limit = DEFAULT_BODY_LIMIT)
     throw new UnsupportedMediaTypeError('Send the body as application/json, application/x-www-form-urlencoded or multipart/form-data.')
   }
   let buffer: Buffer
+  // Loaded outside the try: a library that cannot load is the server's fault (500), not the body's.
+  const read = getRawBody()
   try {
-    buffer = await getRawBody()(raw, { limit, length: declared })
+    buffer = await read(raw, { limit, length: declared })
   } catch (error) {
     const e = error as { type?: string; status?: number }
     if (e.type === 'entity.too.large' || e.status === 413) throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`)

@@ -16,10 +16,12 @@ const busboy = lazyModule<{ Busboy: typeof BusboyType }>('@fastify/busboy')
 const MAX_PARTS = 1000
 
 export function parseMultipart(body: Buffer, contentType: string): Promise<InputBag> {
+  // Loaded outside the try: a library that cannot load is the server's fault (500), not the body's.
+  const { Busboy } = busboy()
   return new Promise((resolve, reject) => {
     let parser: InstanceType<typeof BusboyType>
     try {
-      parser = new (busboy().Busboy)({
+      parser = new Busboy({
         headers: { 'content-type': contentType },
         limits: { parts: MAX_PARTS, fields: MAX_PARTS, fieldSize: body.length, fieldNameSize: 1024 },
       })

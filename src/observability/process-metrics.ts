@@ -9,8 +9,9 @@
  * entries, and Node then builds an entry and runs a callback after every collection. With the
  * young generation `craft serve` keeps small (foundation/young-generation) a busy server makes
  * on the order of a hundred small collections a second, and the observer cost about 8 % of the
- * requests per CPU-second (bench/RESULTS.md, "Metrics on"); everything else in this module is read
- * only when Prometheus scrapes.
+ * requests per CPU-second (bench/RESULTS.md, "Metrics on"). The others are read when Prometheus
+ * scrapes, but for the event loop lag, which prom-client samples with `monitorEventLoopDelay`
+ * (a timer every 10 ms).
  *
  * prom-client offers no way to leave one default collector out, so each is loaded by the name its
  * `collectDefaultMetrics.metricsList` gives (the files of `prom-client/lib/metrics/`).
