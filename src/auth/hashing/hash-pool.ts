@@ -34,7 +34,9 @@
  * cannot be interrupted) and its result is thrown away.
  *
  * Threads start on the first job (an app that never hashes pays nothing), do not keep the process
- * alive when idle, and a thread that dies is replaced (its job fails, the next one runs).
+ * alive when idle, stop after `idleMs` (30 s) without a job (each holds about 10 MB: its own V8
+ * heap and what argon2's 19 MiB left in its allocator; the next job starts a thread again, about
+ * 30 ms), and a thread that dies is replaced (its job fails, the next one runs).
  */
 import { Worker } from 'node:worker_threads'
 import { availableParallelism } from 'node:os'
@@ -93,6 +95,8 @@ interface Pending {
 interface Slot {
   worker: Worker
   busy: Pending | null
+  /** Stops the thread once it has been idle for `idleMs`. */
+  idleTimer: NodeJS.Timeout | null
   /** When the job in `busy` was handed over (performance.now()). */
   startedAt: number
 }
@@ -133,6 +137,8 @@ export interface HashPoolOptions {
   fair?: boolean
   /** The waiting room's clock and timers (tests); default `performance.now()` and `setTimeout`. */
   clock?: QueueClock
+  /** A thread idle this long (ms, default 30,000) stops; the next job starts one again. */
+  idleMs?: number
 }
 
 /** How the pool has fared since it was made, for tests and metrics. */
@@ -158,6 +164,7 @@ export class HashPool {
   /** The background threads' niceness (0 off Linux). */
   readonly nice: number
   readonly starvedAfterMs: number
+  readonly idleMs: number
   /** Jobs wait here, one line per client, served round-robin (one line for all when not `fair`). */
   readonly fair: boolean
   readonly #slots: Slot[] = []
@@ -185,6 +192,7 @@ export class HashPool {
     const linux = process.platform === 'linux'
     this.nice = linux ? (options.nice ?? hashNice(process.env.HASH_NICE)) : 0
     this.starvedAfterMs = options.starvedAfterMs ?? 1000
+    this.idleMs = options.idleMs ?? 30_000
     this.fair = options.fair ?? process.env.HASH_FAIR !== '0'
     this.#clock = options.clock ?? REAL_CLOCK
     this.#queue = new FairQueue<Pending>({ fair: this.fair, clock: this.#clock, onDrop: (entry, reason) => this.#dropped(entry, reason) })
@@ -199,6 +207,11 @@ export class HashPool {
   /** Jobs waiting for a thread, all clients together. */
   get queueLength(): number {
     return this.#queue.length
+  }
+
+  /** Threads alive now, the reserve included. */
+  get threads(): number {
+    return this.#slots.length + (this.#reserve ? 1 : 0)
   }
 
   /** Counters since the pool was made (a copy). */
@@ -236,6 +249,7 @@ export class HashPool {
     const slots = this.#slots.splice(0)
     if (this.#reserve) slots.push(this.#reserve)
     this.#reserve = null
+    for (const slot of slots) if (slot.idleTimer) clearTimeout(slot.idleTimer)
     await Promise.all(slots.map((slot) => slot.worker.terminate()))
   }
 
@@ -310,6 +324,8 @@ export class HashPool {
   #start(slot: Slot, entry: QueueEntry<Pending>): void {
     const pending = entry.item
     slot.busy = pending
+    if (slot.idleTimer) clearTimeout(slot.idleTimer)
+    slot.idleTimer = null
     slot.startedAt = performance.now()
     this.#stats.started++
     slot.worker.ref()
@@ -326,7 +342,7 @@ export class HashPool {
   #spawn(workerData: WorkerData): Slot {
     // execArgv: [] keeps a TypeScript loader (tsx in development) out of the threads.
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData, execArgv: [] })
-    const slot: Slot = { worker, busy: null, startedAt: 0 }
+    const slot: Slot = { worker, busy: null, idleTimer: null, startedAt: 0 }
     const isReserve = () => slot === this.#reserve
     worker.on('message', (message: { ok: boolean; result?: unknown; message?: string }) => {
       const done = slot.busy
@@ -345,8 +361,11 @@ export class HashPool {
       }
       this.#dispatch()
       if (this.#queue.length === 0 && !this.#slots.some((s) => s.busy)) this.#starving = false
+      if (slot.busy === null && !this.#closed) slot.idleTimer = setTimeout(() => this.#retire(slot), this.idleMs).unref()
     })
     const fail = (error: Error) => {
+      if (slot.idleTimer) clearTimeout(slot.idleTimer)
+      slot.idleTimer = null
       if (isReserve()) this.#reserve = null
       const index = this.#slots.indexOf(slot)
       if (index !== -1) this.#slots.splice(index, 1)
@@ -358,6 +377,16 @@ export class HashPool {
     worker.on('exit', (code) => fail(new Error(`A hashing thread stopped (exit code ${code}).`)))
     worker.unref()
     return slot
+  }
+
+  /** Stops a thread that has had no job for `idleMs` (it is no longer one of the pool's). */
+  #retire(slot: Slot): void {
+    slot.idleTimer = null
+    if (slot.busy !== null || this.#closed) return
+    if (slot === this.#reserve) this.#reserve = null
+    const index = this.#slots.indexOf(slot)
+    if (index !== -1) this.#slots.splice(index, 1)
+    void slot.worker.terminate()
   }
 }
 

@@ -164,6 +164,28 @@ describe('HashPool', () => {
     for (const bad of ['20', '-1', '2.5', 'low']) assert.equal(hashNice(bad), 19, bad)
   })
 
+  it('stops a thread that has had no job for idleMs, and starts one again for the next job', async () => {
+    const pool = new HashPool(2, { idleMs: 150, starvedAfterMs: 60_000 })
+    try {
+      assert.equal(pool.threads, 0)
+      await Promise.all([pool.run({ op: 'priority' }), pool.run({ op: 'priority' })])
+      assert.equal(pool.threads, 2)
+      // A thread kept busy does not stop: one job every 50 ms keeps at least one alive.
+      for (let i = 0; i < 5; i++) {
+        await new Promise((r) => setTimeout(r, 50))
+        await pool.run({ op: 'priority' })
+        assert.ok(pool.threads >= 1)
+      }
+      await new Promise((r) => setTimeout(r, 400))
+      assert.equal(pool.threads, 0)
+      assert.equal(typeof (await pool.run<number>({ op: 'priority' })), 'number')
+      assert.equal(pool.threads, 1)
+      assert.equal(pool.stats.finished, 8)
+    } finally {
+      await pool.close()
+    }
+  })
+
   it('hashes on threads below the event loop priority (Linux), one per core at most', async () => {
     // starvedAfterMs: a loaded machine may take a while to start threads; no reserve here.
     const pool = new HashPool(2, { starvedAfterMs: 60_000 })
