@@ -11,11 +11,17 @@ const MODULE = fileURLToPath(new URL('./young-generation.ts', import.meta.url))
  * while keeping a sliding window of objects alive (as requests in flight are), and prints whether
  * it applied the setting and the young generation's committed size in MB.
  */
-function youngGenerationAfterAllocating(keep: boolean, env: NodeJS.ProcessEnv = {}): { applied: boolean; newSpaceMb: number } {
+function youngGenerationAfterAllocating(keep: boolean, env: NodeJS.ProcessEnv = {}, startWorker = false): { applied: boolean; newSpaceMb: number } {
   const script = `
     import v8 from 'node:v8'
+    import { Worker } from 'node:worker_threads'
     import { keepYoungGenerationSmall } from ${JSON.stringify(MODULE)}
     const applied = ${keep} ? keepYoungGenerationSmall() : false
+    if (${startWorker}) {
+      // Node sets V8's flags again when a worker thread starts.
+      const worker = new Worker('1', { eval: true, execArgv: [] })
+      await new Promise((resolve) => worker.once('exit', resolve))
+    }
     const window = new Array(20_000)
     for (let i = 0; i < 2_000_000; i++) {
       const o = { i, s: 'request ' + i, list: [i, i + 1] }
@@ -47,6 +53,11 @@ describe('keepYoungGenerationSmall', () => {
     assert.equal(kept.applied, true)
     assert.ok(grown.newSpaceMb >= 8, `without the setting the young generation grows (${grown.newSpaceMb} MB)`)
     assert.ok(kept.newSpaceMb <= 4, `with it, it stays small (${kept.newSpaceMb} MB)`)
+  })
+
+  it('still keeps it small after a worker thread started (Node resets V8 flags then)', () => {
+    const kept = youngGenerationAfterAllocating(true, {}, true)
+    assert.ok(kept.newSpaceMb <= 4, `after a worker, it stays small (${kept.newSpaceMb} MB)`)
   })
 
   it('leaves a process alone that was given its own young-generation size', () => {

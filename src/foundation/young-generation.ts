@@ -28,11 +28,22 @@ export function youngGenerationConfigured(execArgv: readonly string[], nodeOptio
 
 let applied = false
 
-/** Stops the young generation from growing, unless the process was given its own sizing. Returns whether it did. */
+const apply = (): void => v8.setFlagsFromString('--semi-space-growth-factor=1')
+
+/**
+ * Stops the young generation from growing, unless the process was given its own sizing. Returns
+ * whether it did. Starting a worker thread (the password-hashing pool's, or the app's own) makes
+ * Node set V8's flags again from the command line, which would undo it: it is applied again when
+ * each worker is created and when it comes online.
+ */
 export function keepYoungGenerationSmall(): boolean {
   if (applied) return true
   if (youngGenerationConfigured(process.execArgv, process.env.NODE_OPTIONS)) return false
-  v8.setFlagsFromString('--semi-space-growth-factor=1')
+  apply()
+  process.on('worker', (worker) => {
+    apply()
+    worker.once('online', apply)
+  })
   applied = true
   return true
 }
