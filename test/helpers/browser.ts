@@ -68,12 +68,25 @@ export async function launchBrowser(): Promise<Browser> {
   }
 }
 
-/** Saves a full-page screenshot as test-results/browser/<name>.png and returns its path. */
+/**
+ * Saves a full-page screenshot as test-results/browser/<name>.png and returns its path. Chromium
+ * now and then answers a capture with "Unable to capture screenshot" (a frame not ready yet, seen
+ * right after a redirect): the capture is tried again, up to three times, after the page has
+ * settled; any other error, or the third refusal, fails the test.
+ */
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true })
   const path = join(SCREENSHOTS, `${name}.png`)
-  await page.screenshot({ path, fullPage: true })
-  return path
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.screenshot({ path, fullPage: true })
+      return path
+    } catch (error) {
+      if (attempt >= 3 || !/Unable to capture screenshot/.test(String((error as Error)?.message))) throw error
+      await page.waitForLoadState('load').catch(() => undefined)
+      await new Promise((resolve) => setTimeout(resolve, 250 * attempt))
+    }
+  }
 }
 
 const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
