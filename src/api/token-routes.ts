@@ -87,7 +87,7 @@ async function issueTokenTwoFactor(ctx: HttpContext): Promise<unknown> {
   const user = (await jwt.provider.findRecord(String(row.user_id)))?.user()
   if (!user) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
   const budget = ctx.auth.manager.budgets.two_factor
-  const keys = twoFactorBudgetKeys(ctx, user.getKey(), `mfa:${row.id}`)
+  const keys = await twoFactorBudgetKeys(ctx, user.getKey(), `mfa:${row.id}`)
   const waits = await Promise.all(keys.map((key) => budget.take(key)))
   if (waits.some((wait) => wait !== null)) {
     const error = new TooManyRequestsError(Math.max(...waits.map((wait) => wait ?? 0)))

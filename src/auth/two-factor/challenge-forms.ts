@@ -23,7 +23,7 @@ import { db } from '../../database/database-manager.js'
 import { eventBase } from '../events.js'
 import { AUTH_MESSAGES } from '../messages.js'
 import type { AuthUser } from '../types.js'
-import { WebGuard, DEVICE_COOKIE, knownDeviceOf, parseDeviceCookie } from '../guards/web/guard.js'
+import { WebGuard, knownDeviceOf } from '../guards/web/guard.js'
 import { PASSWORD_CONFIRMED_AT } from '../middleware/password-confirm-middleware.js'
 import { MFA_INTENDED } from '../middleware/mfa-middleware.js'
 import { ModelUserProvider } from '../user-providers/model-user-provider.js'
@@ -128,14 +128,14 @@ async function spend(ctx: HttpContext, user: AuthUser, keys: string[]): Promise<
 
 /**
  * The budget keys of an answer: the pending login's, and the user's. A browser holding a valid
- * `trowel_device` cookie for that account (it has logged into it before) has a per-user key of its
+ * `trowel_device` cookie for that account (it has logged into it before, and the cookie was not
+ * revoked by "This wasn't me" or a password reset since) has a per-user key of its
  * own, so wrong answers from elsewhere (someone who knows the password) never throttle the owner's
  * known devices.
  */
-export function twoFactorBudgetKeys(ctx: HttpContext, userId: unknown, scope?: string): string[] {
+export async function twoFactorBudgetKeys(ctx: HttpContext, userId: unknown, scope?: string): Promise<string[]> {
   const budget = ctx.auth.manager.budgets.two_factor
-  const cookie = parseDeviceCookie(ctx.request.cookie(DEVICE_COOKIE))
-  const device = cookie !== null && cookie.account === String(userId) ? cookie.device : null
+  const device = await knownDeviceOf(ctx, ctx.auth.manager.deviceRevocations, userId)
   const keys = [device === null ? budget.key('user', String(userId)) : budget.key('user', String(userId), 'device', device)]
   if (scope) keys.unshift(budget.key(scope))
   return keys
@@ -185,7 +185,7 @@ export const TwoFactorChallengeForms = {
     if (!ctx.auth.manager.resolved.features.has('two_factor')) throw new ValidationError({ [field]: [CHALLENGE_MESSAGES.passkeyOnly] }, undefined, { back: '/two-factor-challenge' })
     const { user } = subject
     const userId = user.getKey()
-    const keys = twoFactorBudgetKeys(ctx, userId, subject.kind === 'pending' ? `pending:${subject.login.id}` : undefined)
+    const keys = await twoFactorBudgetKeys(ctx, userId, subject.kind === 'pending' ? `pending:${subject.login.id}` : undefined)
     const throttled = await spend(ctx, user, keys)
     if (throttled) return throttled
     const guardName = subject.kind === 'pending' ? subject.login.guard : ctx.auth.guardName
