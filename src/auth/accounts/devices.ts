@@ -98,7 +98,7 @@ export function devicesOf(manager: AuthManager): DeviceRegistry {
   let registry = registries.get(manager)
   if (!registry) {
     registry = new DeviceRegistry()
-    registry.register(new WebLoginDevices(() => db(), (table) => manager.revoker.hasTable(table)))
+    registry.register(new WebLoginDevices(() => db(), (table) => manager.inventory.hasTable(table)))
     registries.set(manager, registry)
   }
   return registry
