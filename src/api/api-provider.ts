@@ -18,7 +18,7 @@ import { ApiConfigError } from './errors.js'
 import { PersonalTokenRepository } from './personal-tokens/repository.js'
 import { AbilityMiddleware } from './middleware/ability-middleware.js'
 import { TokenEpochs } from './revocation/token-epochs.js'
-import { API_TOKENS_TABLE, type FamilyOptions } from './families/token-families.js'
+import type { FamilyOptions } from './families/token-families.js'
 import { TokenFamilyDevices } from './families/family-devices.js'
 import { devicesOf } from '../auth/accounts/devices.js'
 import { registerApiKinds } from './api-inventory.js'
@@ -135,7 +135,7 @@ export class ApiProvider extends ServiceProvider {
       // The devices page lists each live token family and can end one.
       if (this.familyOptions()) {
         const manager = app.make('auth.manager')
-        devicesOf(manager).register(new TokenFamilyDevices(() => app.make('api.jwt').families!, () => manager.inventory.hasTable(API_TOKENS_TABLE)))
+        devicesOf(manager).register(new TokenFamilyDevices(() => app.make('api.jwt').families!, manager.inventory))
       }
     }
     const epochs = this.tokenEpochs()

@@ -26,7 +26,7 @@ export interface AuthKindsOptions {
 export function registerAuthKinds(inventory: AuthInventory, options: AuthKindsOptions): DeviceRevocations {
   const devices = new DeviceRevocations(inventory, options.db)
   const { features } = options
-  inventory.register(loginsKind())
+  inventory.register(loginsKind(inventory))
   inventory.register(rememberTokensKind(inventory))
   inventory.register(devices.kind())
   inventory.register(emailChangesKind(inventory))

@@ -19,8 +19,11 @@ const ROW_ID = /^[1-9][0-9]{0,14}$/
 
 type Db = Knex | Knex.Transaction
 
-/** The web logins: every reason ends them; a password change and "log out other devices" keep this browser's. */
-export function loginsKind(): InventoryKind {
+/**
+ * The web logins: every reason ends them; a password change and "log out other devices" keep this
+ * browser's. Ending one login ends its "remember me" series too.
+ */
+export function loginsKind(inventory: AuthInventory): InventoryKind {
   return {
     name: 'logins',
     endsOn: ALL_REASONS,
@@ -31,7 +34,12 @@ export function loginsKind(): InventoryKind {
     },
     async revokeOne(userId, id, db) {
       if (!ROW_ID.test(id)) return 0
-      return db(LOGINS).where({ id: Number(id), user_id: userId as string | number }).delete()
+      const row = await db(LOGINS).where({ id: Number(id), user_id: userId as string | number }).first('token_hash')
+      if (!row) return 0
+      // Of concurrent calls, only the one whose delete removed the row counts it.
+      const deleted = Number(await db(LOGINS).where({ id: Number(id), user_id: userId as string | number, token_hash: row.token_hash }).delete())
+      if (deleted > 0 && (await inventory.hasTable(REMEMBER, db))) await db(REMEMBER).where({ user_id: userId as string | number, login_token_hash: row.token_hash }).delete()
+      return deleted
     },
     async revokeAll(userId, db, { keepLoginHash }) {
       const query = db(LOGINS).where('user_id', userId as string | number)
