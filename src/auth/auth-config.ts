@@ -54,7 +54,7 @@ export const DEFAULT_BUDGETS: Record<BudgetName, BudgetLimit> = {
   account: { attempts: 100, minutes: 60 },
   register: { attempts: 10, minutes: 1 },
   reset: { attempts: 10, minutes: 1 },
-  verify: { attempts: 6, minutes: 60 },
+  verify: { attempts: 6, minutes: 1 },
   confirm: { attempts: 5, minutes: 1 },
   two_factor: { attempts: 5, minutes: 1 },
 }

@@ -46,9 +46,13 @@ export function authRoutes(options: { features?: Iterable<AuthFeature> } = {}): 
       Route.post('/email/verification-notification', 'auth/EmailVerificationController@resend').name('verification.send').middleware(['auth']),
     )
   }
-  // The link mailed at registration, and to a new address on an e-mail change (account pages).
+  // The link mailed at registration, and to a new address on an e-mail change (account pages):
+  // GET (and HEAD) show a page and change nothing; its button POSTs to the same path.
   if (on.has('email_verification') || on.has('account')) {
-    routes.push(Route.get('/email/verify/@token', 'auth/EmailVerificationController@verify').name('verification.verify'))
+    routes.push(
+      Route.get('/email/verify/@token', 'auth/EmailVerificationController@verify').name('verification.verify'),
+      Route.post('/email/verify/@token', 'auth/EmailVerificationController@verify').name('verification.confirm'),
+    )
   }
   if (on.has('account')) {
     routes.push(

@@ -5,13 +5,14 @@
  *   account's address in any case, a wrong password) changes nothing and sends nothing: 302 back
  *   to /account with the error next to its field and the address kept (JSON: 422 field errors).
  * - A valid request mails a link to the new address and a notice to the old one, answers 302
- *   /account with "We sent a link to <new> …" (JSON: 200), and changes nothing yet; opening the
- *   link (once) changes and verifies the address, writes auth:email_verified and
- *   auth:email_changed (from/to) to auth_events; the new address logs in, the old one no longer;
- *   a reset link mailed to the old address before the change dies with it.
+ *   /account with "We sent a link to <new> …" (JSON: 200), and changes nothing yet. Opening the
+ *   link changes nothing either; logged out, its page asks to log in and its POST goes to /login
+ *   with the link as `next`. The owner's POST (once) changes and verifies the address, writes
+ *   auth:email_verified and auth:email_changed (from/to) to auth_events; the new address logs
+ *   in, the old one no longer; a reset link mailed to the old address before the change dies with it.
  * - A later request replaces the earlier link; a link never verifies another address.
- * - An address taken meanwhile is refused when the link is opened; two accounts racing for one
- *   address: exactly one gets it.
+ * - An address taken meanwhile is refused when the link is confirmed; two accounts racing for one
+ *   address: exactly one gets it. 20 POSTs of one change link at once: applied once.
  * - Password guessing here is throttled by the account's `confirm` budget (5 a minute).
  */
 import { after, before, describe, it } from 'node:test'
@@ -65,6 +66,13 @@ describe('e-mail change', () => {
     }
   }
 
+  /** Opens the link's page, then presses its button (with a CSRF field from another page when the link's page has none). */
+  async function confirm(client: Client, token: string): Promise<HttpResult> {
+    const page = await client.get(`/email/verify/${token}`)
+    if (!/name="__token"/.test(page.text)) await client.get((await client.get('/home')).status === 200 ? '/home' : '/login')
+    return client.post(`/email/verify/${token}`, { __token: client.csrf() })
+  }
+
   async function waitForMail(predicate: (m: ReceivedMail) => boolean): Promise<ReceivedMail> {
     return smtp.waitFor(predicate, 10_000)
   }
@@ -76,7 +84,7 @@ describe('e-mail change', () => {
     assert.equal(r.location, '/home', `registration of ${email}`)
     const [token] = await linksTo(email)
     assert.ok(token, `verification mail to ${email}`)
-    assert.equal((await client.get(`/email/verify/${token}`)).location, '/home')
+    assert.equal((await confirm(client, token)).location, '/home')
     return client
   }
 
@@ -192,13 +200,28 @@ describe('e-mail change', () => {
     const resetMail = await waitForMail((m) => m.to.includes('bea@example.test') && /change_password\//.test(mailText(m.raw)))
     const resetToken = /\/change_password\/([A-Za-z0-9_-]{43})/.exec(mailText(resetMail.raw))![1]!
 
-    // Opened (logged out): the address changes, verified, once.
-    const opened = await new Client(server.url).get(`/email/verify/${token}`)
-    assert.equal(opened.location, '/home')
+    // Opened logged out: a page asking to log in; its POST changes nothing and goes to log in.
+    const elsewhere = new Client(server.url)
+    const page = await elsewhere.get(`/email/verify/${token}`)
+    assert.equal(page.status, 200)
+    assert.match(page.text, /<h1>Log in to confirm your new e-mail address<\/h1>/)
+    assert.ok(page.text.includes(`href="/login?next=%2Femail%2Fverify%2F${token}"`), 'the login comes back to the link')
+    assert.ok(!page.text.includes('bea@example.test'), 'the account is not named to whoever holds the link')
+    const anonymous = await confirm(elsewhere, token!)
+    assert.equal(anonymous.status, 302)
+    assert.equal(anonymous.location, `/login?next=${encodeURIComponent(`/email/verify/${token}`)}`)
+    assert.equal((await userRow(id)).email, 'bea@example.test', 'nothing changed')
+    const json = await elsewhere.request('POST', `/email/verify/${token}`, { json: {}, headers: { accept: 'application/json', 'x-csrf-token': elsewhere.csrf() } })
+    assert.equal(json.status, 401)
+
+    // The owner, logged in: the page's button changes the address, verified, once.
+    const shownToOwner = await bea.get(`/email/verify/${token}`)
+    assert.match(shownToOwner.text, /<h1>Confirm your new e-mail address<\/h1>/)
+    assert.equal((await confirm(bea, token!)).location, '/home')
     const after = await userRow(id)
     assert.equal(after.email, 'bea.new@example.test')
     assert.notEqual(after.email_verified_at, null)
-    assert.equal((await new Client(server.url).get(`/email/verify/${token}`)).location, '/login', 'single use')
+    assert.equal((await confirm(bea, token!)).location, '/email/verify', 'single use')
     assert.equal(await canLogIn('bea.new@example.test'), true)
     assert.equal(await canLogIn('bea@example.test'), false)
 
@@ -237,13 +260,13 @@ describe('e-mail change', () => {
 
     // The registration link (for dee@) and the first change link (for dee.one@) no longer work.
     for (const dead of [registration, first]) {
-      assert.equal((await client.get(`/email/verify/${dead}`)).location, '/email/verify', 'a replaced link is refused')
+      assert.equal((await confirm(client, dead!)).location, '/email/verify', 'a replaced link is refused')
     }
     let row = await userRow(id)
     assert.equal(row.email, 'dee@example.test')
     assert.equal(row.email_verified_at, null, 'the old link verified nothing')
 
-    assert.equal((await client.get(`/email/verify/${second}`)).location, '/home')
+    assert.equal((await confirm(client, second!)).location, '/home')
     row = await userRow(id)
     assert.equal(row.email, 'dee.two@example.test', 'the newest request wins')
     assert.notEqual(row.email_verified_at, null)
@@ -257,7 +280,7 @@ describe('e-mail change', () => {
     // Someone registers the address (in another case) before eve opens her link.
     const other = new Client(server.url)
     assert.equal((await other.submit('/register', '/register', { name: 'Other', email: 'WANTED@example.test', password: PASSWORD, password_confirmation: PASSWORD })).location, '/home')
-    const refused = await eve.get(`/email/verify/${token}`)
+    const refused = await confirm(eve, token!)
     assert.equal(refused.status, 302)
     assert.notEqual(refused.location, '/home')
     assert.match((await eve.get(refused.location!)).text, /wanted@example\.test has been taken by another account/)
@@ -271,21 +294,27 @@ describe('e-mail change', () => {
     assert.equal((await change(gil, { email: 'Prize@example.test', password: PASSWORD })).location, '/account')
     const links = await linksTo('prize@example.test', 2)
     assert.equal(links.length, 2)
-    const answers = await Promise.all(links.map((t) => new Client(server.url).get(`/email/verify/${t}`)))
-    assert.equal(answers.filter((a) => a.location === '/home').length, 1, `locations: ${answers.map((a) => a.location).join(',')}`)
+    // Each presses both links at once (the other's is refused: not their account).
+    await fin.get('/account')
+    await gil.get('/account')
+    const answers = await Promise.all([fin, gil].flatMap((c) => links.map((t) => c.post(`/email/verify/${t}`, { __token: c.csrf() }))))
+    assert.equal(answers.filter((a) => a.location === '/home').length, 1, `locations: ${answers.map((a) => a.location ?? a.status).join(',')}`)
     const holders = await db('users').whereRaw('lower(email) = ?', ['prize@example.test'])
     assert.equal(holders.length, 1, 'one account holds the address')
     const rest = await db('users').whereIn('email', ['fin@example.test', 'gil@example.test'])
     assert.equal(rest.length, 1, 'the other keeps its own address')
   })
 
-  it('20 simultaneous openings of one change link: exactly one changes the address', async () => {
+  it('20 simultaneous POSTs of one change link by its owner: exactly one changes the address', async () => {
     const hal = await verifiedUser('hal@example.test')
     const id = await idOf('hal@example.test')
     assert.equal((await change(hal, { email: 'hal.new@example.test', password: PASSWORD })).location, '/account')
     const [token] = await linksTo('hal.new@example.test')
-    const answers = await Promise.all(Array.from({ length: 20 }, () => new Client(server.url).get(`/email/verify/${token}`)))
-    assert.equal(answers.filter((a) => a.location === '/home').length, 1)
+    await hal.get(`/email/verify/${token}`)
+    const csrf = hal.csrf()
+    const answers = await Promise.all(Array.from({ length: 20 }, () => hal.post(`/email/verify/${token}`, { __token: csrf })))
+    assert.equal(answers.filter((a) => a.location === '/home').length, 1, `locations: ${answers.map((a) => a.location ?? a.status).join(',')}`)
+    assert.equal(answers.filter((a) => a.location === '/email/verify').length, 19, 'the others: used up')
     assert.equal((await userRow(id)).email, 'hal.new@example.test')
     await sleep(300)
     assert.equal((await auditRows('auth:email_changed', id)).length, 1)

@@ -2,14 +2,17 @@
  * Black-box: e-mail verification in a generated app (craft new + craft auth, the generated
  * GUARDS.features), over HTTP, with the mails read from a real SMTP peer.
  * - Registration mails `<APP_URL>/email/verify/<token>`; the table keeps only the token's SHA-256,
- *   with the address, for 60 minutes; opening the link (logged in or not) sets
+ *   with the address, for 60 minutes. Opening the link (GET or HEAD) changes nothing: it shows a
+ *   page whose button POSTs to the same path; that POST (logged in or not) sets
  *   `email_verified_at` once, writes `auth:email_verified` to auth_events, and 302s to /home.
- * - A used, unknown, malformed or expired link changes nothing: 302 to /email/verify (logged in)
- *   or /login with "This verification link is invalid or has expired.".
- * - 20 simultaneous requests with one link: exactly one verifies.
+ * - A used, unknown, malformed or expired link changes nothing: its page is a 404 saying so; its
+ *   POST a 302 to /email/verify (logged in) or /login with "This verification link is invalid or
+ *   has expired.".
+ * - 20 simultaneous POSTs with one link: exactly one verifies; 20 GETs and HEADs change nothing.
  * - `GET /email/verify` is the "check your inbox" page (verified users go to /home).
- * - Resending: a new link replaces the old; 6 an hour per account, the 7th refused (page: 302
- *   back with the message; JSON: 429 with Retry-After); 20 at once send at most 6 mails.
+ * - Resending: a new link replaces the old; 6 a minute per account, the 7th refused (page: 302
+ *   back with the message; JSON: 429 with a Retry-After within the minute); 20 at once send at
+ *   most 6 mails.
  * - The `verified` middleware: 302 /email/verify for pages, 403 E_EMAIL_NOT_VERIFIED in JSON.
  * - A mail server that hangs or refuses never delays or fails an answer; the failure is logged.
  * - With the feature off, registration sends nothing and the routes are gone.
@@ -96,6 +99,13 @@ describe('e-mail verification', () => {
     return rows
   }
 
+  /** Opens the link's page, then presses its button (a page with a CSRF field when the link has none). */
+  async function confirm(client: Client, token: string): Promise<HttpResult> {
+    const page = await client.get(`/email/verify/${token}`)
+    if (!/name="__token"/.test(page.text)) await client.get((await client.get('/home')).status === 200 ? '/home' : '/login')
+    return client.post(`/email/verify/${token}`, { __token: client.csrf() })
+  }
+
   function resendJson(client: Client): Promise<HttpResult> {
     return client.request('POST', '/email/verification-notification', { json: {}, headers: { accept: 'application/json', 'x-csrf-token': client.csrf() } })
   }
@@ -135,18 +145,31 @@ describe('e-mail verification', () => {
     const members = await alice.get('/members')
     assert.equal(members.location, '/email/verify', 'not verified yet')
 
-    // Opened in another browser, logged out: the link is the proof.
+    // Opened in another browser, logged out: the page changes nothing; its button verifies (the
+    // link is the proof).
     const elsewhere = new Client(server.url)
     const opened = await elsewhere.get(`/email/verify/${token}`)
-    assert.equal(opened.status, 302)
-    assert.equal(opened.location, '/home')
+    assert.equal(opened.status, 200)
     assert.equal(opened.headers.get('referrer-policy'), 'no-referrer')
+    assert.equal(opened.headers.get('cache-control'), 'no-store')
+    assert.match(opened.text, /<h1>Verify your e-mail address<\/h1>/)
+    assert.match(opened.text, new RegExp(`<form method="POST" action="/email/verify/${token}">`))
+    assert.match(opened.text, /alice@example\.test/)
+    assert.equal((await userRow('alice@example.test')).email_verified_at, null, 'opening the link changed nothing')
+    assert.equal((await db('user_tokens').where({ user_id: user.id })).length, 1, 'the link is still usable')
+    const pressed = await elsewhere.post(`/email/verify/${token}`, { __token: elsewhere.csrf() })
+    assert.equal(pressed.status, 302)
+    assert.equal(pressed.location, '/home')
+    assert.equal(pressed.headers.get('referrer-policy'), 'no-referrer')
     assert.notEqual((await userRow('alice@example.test')).email_verified_at, null)
     assert.equal((await db('user_tokens').where({ user_id: user.id })).length, 0, 'the link is used up')
 
     // Once: the second opening changes nothing and says so.
     const verifiedAt = (await userRow('alice@example.test')).email_verified_at
-    const again = await elsewhere.get(`/email/verify/${token}`)
+    const page2 = await elsewhere.get(`/email/verify/${token}`)
+    assert.equal(page2.status, 404)
+    assert.match(page2.text, /This link cannot be used/)
+    const again = await confirm(elsewhere, token!)
     assert.equal(again.location, '/login')
     assert.equal(await flashed(elsewhere, '/login'), INVALID)
     assert.deepEqual((await userRow('alice@example.test')).email_verified_at, verifiedAt)
@@ -161,20 +184,27 @@ describe('e-mail verification', () => {
     assert.ok(!JSON.stringify(events).includes(token!), 'no link in the audit row')
   })
 
-  it('an expired, unknown or malformed link changes nothing: back to /email/verify, or /login when logged out', async () => {
+  it('an expired, unknown or malformed link changes nothing: a 404 page; its POST goes back to /email/verify, or /login when logged out', async () => {
     const bob = await register('bob@example.test')
     const [token] = await linksTo('bob@example.test')
     const user = await userRow('bob@example.test')
     await db('user_tokens').where({ user_id: user.id }).update({ expires_at: new Date(Date.now() - 1000) })
 
-    const expired = await bob.get(`/email/verify/${token}`)
+    const page = await bob.get(`/email/verify/${token}`)
+    assert.equal(page.status, 404)
+    assert.match(page.text, /This link cannot be used/)
+    assert.ok(page.text.includes(INVALID))
+    assert.ok(!page.text.includes(`action="/email/verify/`), 'no button')
+    const expired = await confirm(bob, token!)
     assert.equal(expired.location, '/email/verify')
     assert.equal(await flashed(bob, '/email/verify'), INVALID)
     for (const bad of [randomBytes(32).toString('base64url'), 'short', `${token}x`, '%00']) {
       const r = await bob.get(`/email/verify/${bad}`)
-      assert.ok(r.status === 302 || (r.status >= 400 && r.status < 500), `${bad}: ${r.status}`)
-      if (r.status === 302) assert.equal(r.location, '/email/verify', bad)
-      const anonymous = await new Client(server.url).get(`/email/verify/${bad}`)
+      assert.ok(r.status >= 400 && r.status < 500, `${bad}: ${r.status}`)
+      const pressed = await confirm(bob, bad)
+      assert.ok(pressed.status === 302 || (pressed.status >= 400 && pressed.status < 500), `${bad}: ${pressed.status}`)
+      if (pressed.status === 302) assert.equal(pressed.location, '/email/verify', bad)
+      const anonymous = await confirm(new Client(server.url), bad)
       if (anonymous.status === 302) assert.equal(anonymous.location, '/login', bad)
     }
     const json = await new Client(server.url).get(`/email/verify/${randomBytes(32).toString('base64url')}`, { accept: 'application/json' })
@@ -194,7 +224,7 @@ describe('e-mail verification', () => {
     assert.equal(json.json().code, 'E_EMAIL_NOT_VERIFIED')
     assert.match((await new Client(server.url).get('/members')).location ?? '', /^\/login\b/)
     const [token] = await linksTo('carl@example.test')
-    assert.equal((await carl.get(`/email/verify/${token}`)).location, '/home')
+    assert.equal((await confirm(carl, token!)).location, '/home')
     assert.equal(await flashed(carl, '/home'), 'Your e-mail address has been verified.')
     const ok = await carl.get('/members')
     assert.equal(ok.status, 200)
@@ -202,7 +232,7 @@ describe('e-mail verification', () => {
     assert.equal((await carl.get('/members', { accept: 'application/json' })).status, 200)
   })
 
-  it('resending: a new link replaces the old; the 7th within the hour is refused (page and JSON)', async () => {
+  it('resending: a new link replaces the old; the 7th within the minute is refused (page and JSON)', async () => {
     const dora = await register('dora@example.test')
     const [first] = await linksTo('dora@example.test')
     const sent = await dora.submit('/email/verify', '/email/verification-notification', {})
@@ -214,7 +244,7 @@ describe('e-mail verification', () => {
     assert.notEqual(links[1], first)
     const user = await userRow('dora@example.test')
     assert.deepEqual((await db('user_tokens').where({ user_id: user.id })).map((r) => r.token_hash), [sha256(links[1]!)], 'only the newest link is stored')
-    assert.equal((await dora.get(`/email/verify/${first}`)).location, '/email/verify', 'the replaced link no longer works')
+    assert.equal((await confirm(dora, first!)).location, '/email/verify', 'the replaced link no longer works')
     assert.equal((await userRow('dora@example.test')).email_verified_at, null)
 
     // JSON: 202 with a message, within the budget (this is the 2nd of 6).
@@ -233,12 +263,14 @@ describe('e-mail verification', () => {
     const refused = await resendJson(dora)
     assert.equal(refused.status, 429)
     assert.equal(refused.json().code, 'E_TOO_MANY_REQUESTS')
-    assert.ok(Number(refused.headers.get('retry-after')) > 0)
+    // The budget is 6 a minute (not an hour): the wait ends within the minute.
+    const retryAfter = Number(refused.headers.get('retry-after'))
+    assert.ok(retryAfter > 0 && retryAfter <= 60, `Retry-After: ${retryAfter}`)
     await sleep(500)
     assert.equal(mailsTo('dora@example.test').length, 7, 'no mail over the budget')
     // The newest link still works.
     const last = (await linksTo('dora@example.test', 7))[6]!
-    assert.equal((await dora.get(`/email/verify/${last}`)).location, '/home')
+    assert.equal((await confirm(dora, last)).location, '/home')
     // Verified: resending sends nothing and goes home.
     assert.equal((await dora.submit('/home', '/email/verification-notification', {})).location, '/home')
   })
@@ -256,10 +288,15 @@ describe('e-mail verification', () => {
     assert.equal(mailsTo('erin@example.test').length, 7, 'the registration mail and at most 6 resends')
   })
 
-  it('20 simultaneous openings of one link: exactly one verifies', async () => {
+  it('20 simultaneous GETs and HEADs change nothing; 20 simultaneous POSTs of one link: exactly one verifies', async () => {
     await register('fay@example.test')
     const [token] = await linksTo('fay@example.test')
-    const answers = await Promise.all(Array.from({ length: 20 }, () => new Client(server.url).get(`/email/verify/${token}`)))
+    const looks = await Promise.all(Array.from({ length: 20 }, (_, i) => new Client(server.url).request(i % 2 ? 'HEAD' : 'GET', `/email/verify/${token}`)))
+    assert.deepEqual([...new Set(looks.map((a) => a.status))], [200])
+    assert.equal((await userRow('fay@example.test')).email_verified_at, null, 'looking verified nothing')
+    const clients = Array.from({ length: 20 }, () => new Client(server.url))
+    for (const client of clients) await client.get(`/email/verify/${token}`)
+    const answers = await Promise.all(clients.map((client) => client.post(`/email/verify/${token}`, { __token: client.csrf() })))
     const locations = answers.map((a) => a.location)
     assert.equal(locations.filter((l) => l === '/home').length, 1, `locations: ${locations.join(',')}`)
     assert.equal(locations.filter((l) => l === '/login').length, 19)
@@ -316,7 +353,8 @@ describe('e-mail verification', () => {
     assert.equal((await new Client(server.url).get('/email/verify')).status, 404, 'no "check your inbox" page')
     // The link route stays while `account` is on: it also verifies a changed address.
     const link = await new Client(server.url).get(`/email/verify/${randomBytes(32).toString('base64url')}`)
-    assert.equal(link.status, 302)
+    assert.equal(link.status, 404)
+    assert.match(link.text, /This link cannot be used/, 'the link page answers')
     app.edit('config/auth.ts', (t) => t.replace("'account', ", ''))
     await server.stop()
     server = await app.serve()

@@ -219,6 +219,7 @@ describe('security notifications and the "This wasn\'t me" link', () => {
       const token = VERIFY_LINK.exec(mailText(verify!.raw))?.[1]
       assert.ok(token, mailText(verify!.raw))
       await client.get(`/email/verify/${token}`)
+      assert.equal((await client.post(`/email/verify/${token}`, { __token: client.csrf() })).location, '/home')
       const [notice] = await waitForMails(from, 'Your e-mail address was changed')
       const text = mailText(notice!.raw)
       assert.ok(text.includes(to), 'the notice names the new address')

@@ -4,8 +4,8 @@
  * in the framework so fixes reach every app:
  * - `GET /email/verify` (auth): the "check your inbox" page; a verified user goes to /home.
  * - `POST /email/verification-notification` (auth): a new link, within `GUARDS.throttle.verify`
- *   per account (default 6 an hour).
- * - `GET /email/verify/@token`: opens a link (logged in or not) and 302s to /home.
+ *   per account (default 6 a minute).
+ * - `GET /email/verify/@token`: the link's page (changes nothing); `POST`: its button.
  * - `POST /account/email` (auth; `email`, `password`): starts an e-mail change.
  * Pages get 302s with a flashed message; JSON requests get statuses and `{ message }`.
  */
@@ -17,16 +17,17 @@ import { normalizeEmail } from '../email.js'
 import { clientKey } from '../throttle/client-key.js'
 import type { Budget } from '../throttle/budget.js'
 import { isVerified } from './verification.js'
-import { VERIFY_EMAIL_MINUTES, emailTaken, requestEmailChange, sendVerificationEmail, verifyEmail } from './email-verification.js'
+import { VERIFY_EMAIL_MINUTES, emailTaken, requestEmailChange, sendVerificationEmail } from './email-verification.js'
+import { EMAIL_LINK_MESSAGES, EmailLinkForms } from './email-link-forms.js'
 
 /** Every message of these pages. */
 export const VERIFICATION_MESSAGES = {
   linkSent: (email: string) => `A new verification link has been sent to ${email}.`,
   alreadyVerified: 'Your e-mail address is already verified.',
-  verified: 'Your e-mail address has been verified.',
-  changed: (email: string) => `Your e-mail address is now ${email}.`,
-  invalid: 'This verification link is invalid or has expired.',
-  taken: (email: string) => `${email} has been taken by another account in the meantime, so your address was not changed.`,
+  verified: EMAIL_LINK_MESSAGES.verified,
+  changed: EMAIL_LINK_MESSAGES.changed,
+  invalid: EMAIL_LINK_MESSAGES.invalid,
+  taken: EMAIL_LINK_MESSAGES.taken,
   changeRequested: (email: string) => `We sent a link to ${email} — the change takes effect when you open it.`,
   sameEmail: 'That is already your e-mail address.',
   wrongPassword: 'The password is incorrect.',
@@ -101,28 +102,11 @@ export const EmailVerificationForms = {
   },
 
   /**
-   * GET /email/verify/@token: valid → verified (or the address changed), 302 /home with a
-   * message; otherwise nothing changes and it is a 302 to /email/verify (logged in) or /login
-   * with an error (JSON: 422 with the message under `token` or `email`).
+   * GET (and HEAD) /email/verify/@token: the link's page, which changes nothing; POST: its button,
+   * which verifies the address or applies the change (see email-link-forms.ts).
    */
-  async verify(ctx: HttpContext): Promise<unknown> {
-    // The token is in the path: keep it out of Referer headers and caches.
-    ctx.response.header('Referrer-Policy', 'no-referrer')
-    ctx.response.header('Cache-Control', 'no-store')
-    const outcome = await verifyEmail(ctx, text(ctx.params.token))
-    if (outcome.status === 'verified') {
-      const message = outcome.from === null ? VERIFICATION_MESSAGES.verified : VERIFICATION_MESSAGES.changed(outcome.email)
-      return answer(ctx, '/home', 'success', message)
-    }
-    const loggedIn = await ctx.auth.check()
-    if (outcome.status === 'taken') {
-      const message = VERIFICATION_MESSAGES.taken(outcome.email)
-      if (ctx.request.wantsJson()) throw new ValidationError({ email: [message] })
-      const back = loggedIn ? (ctx.app.router.has('account') ? '/account' : '/home') : '/login'
-      return answer(ctx, back, 'error', message)
-    }
-    if (ctx.request.wantsJson()) throw new ValidationError({ token: [VERIFICATION_MESSAGES.invalid] })
-    return answer(ctx, loggedIn ? '/email/verify' : '/login', 'error', VERIFICATION_MESSAGES.invalid)
+  verify(ctx: HttpContext): Promise<unknown> {
+    return ctx.request.method === 'POST' ? EmailLinkForms.confirm(ctx) : EmailLinkForms.show(ctx)
   },
 
   /**

@@ -59,9 +59,9 @@ export class UserTokens {
   }
 
   /** The live row of a token of `purpose` without using it up, or null (unknown, used, expired). */
-  async peek(token: unknown, purpose: UserTokenPurpose): Promise<UserTokenRow | null> {
+  async peek(token: unknown, purpose: UserTokenPurpose, trx?: Knex.Transaction): Promise<UserTokenRow | null> {
     if (!plausible(token)) return null
-    const row = await this.#db()(TABLE).where({ token_hash: sha256Hex(token), purpose }).first()
+    const row = await (trx ?? this.#db())(TABLE).where({ token_hash: sha256Hex(token), purpose }).first()
     if (!row || epochMs(row.expires_at) <= Date.now()) return null
     return row as UserTokenRow
   }

@@ -7,12 +7,16 @@ export class EmailVerificationController {
     return EmailVerificationForms.notice(ctx)
   }
 
-  /** POST /email/verification-notification: a new link (a few an hour per account). */
+  /** POST /email/verification-notification: a new link (a few a minute per account). */
   resend(ctx: HttpContext) {
     return EmailVerificationForms.resend(ctx)
   }
 
-  /** GET /email/verify/@token: verifies the address (or applies an e-mail change), 302 to /home. */
+  /**
+   * GET /email/verify/@token: the mailed link's page, which changes nothing (mail scanners open
+   * links too). POST /email/verify/@token: its button verifies the address, or applies an e-mail
+   * change when logged in as that account; then 302 to /home.
+   */
   verify(ctx: HttpContext) {
     return EmailVerificationForms.verify(ctx)
   }
