@@ -15,6 +15,7 @@ import { PasswordBroker } from './password-broker.js'
 import { Registrar } from './registrar.js'
 import { UserTokens } from './accounts/user-tokens.js'
 import { LoginRevoker } from './accounts/login-revoker.js'
+import { liftPasswordLock } from './accounts/password-lock.js'
 import { AuthManager } from './auth-manager.js'
 import { resolveAuthConfig } from './auth-config.js'
 import { ModelUserProvider } from './user-providers/model-user-provider.js'
@@ -38,6 +39,10 @@ export function createAuthManager(app: Application): AuthManager {
     hash: (password) => hasher.hash(password),
     revokeAllLogins: async (userId, trx) => {
       await revoker.revokeAll(userId, { trx })
+    },
+    // A new password: the lock of "This wasn't me" is lifted.
+    onReset: async (userId, trx) => {
+      if (resolved.model) await liftPasswordLock(resolved.model, userId, trx)
     },
     send: async (user, url, expiresIn) => {
       const MailableClass = app.make('auth.reset_mailable')
