@@ -30,7 +30,7 @@ import type { AuthUser } from '../types.js'
 import { hasPasswordLock, lockPassword } from './password-lock.js'
 import { emailTaken } from './email-verification.js'
 import { remainingSignInMethods, type SignInMethod } from './sign-in-methods.js'
-import { inventoryOf } from './secure-inventory.js'
+import { wholeSecond } from '../inventory/index.js'
 
 /** What happened to the account's address: unchanged, put back to the notice's, or that one is taken. */
 export type AddressOutcome = 'kept' | 'restored' | 'taken'
@@ -58,11 +58,6 @@ function parseReport(details: unknown): Report {
   }
 }
 
-/** `at` rounded down to its second: "created at or after" compares whole seconds. */
-function wholeSecond(at: Date): Date {
-  return new Date(Math.floor(at.getTime() / 1000) * 1000)
-}
-
 /** Whether a "This wasn't me" token is live (unknown, used and expired are not), changing nothing. */
 export async function secureLinkIsLive(ctx: HttpContext, token: unknown): Promise<boolean> {
   return (await ctx.auth.manager.userTokens.peek(token, 'secure')) !== null
@@ -80,7 +75,6 @@ export async function secureAccount(ctx: HttpContext, token: unknown): Promise<S
   const column: string = model.authColumn ?? 'email'
   // Asked before the transaction: SQLite has one connection, which the transaction holds.
   await hasPasswordLock(table, db())
-  await manager.revoker.hasTable('remember_tokens')
   const applied = await db().transaction(async (trx): Promise<Applied> => {
     const row = await manager.userTokens.consume(token, 'secure', trx)
     if (!row) return { status: 'invalid' }
@@ -133,11 +127,10 @@ async function restoreAddress(
 
 /** Steps 2 and 3: everything the inventory ends for `secure`, the reported item, and what was added since. */
 async function revokeEverything(ctx: HttpContext, trx: Knex.Transaction, userId: unknown, report: Report): Promise<void> {
-  const manager = ctx.auth.manager
-  const inventory = inventoryOf(manager)
+  // Every link mailed to the user is among them (the other notices' links too: one use locks the
+  // account down), and pending e-mail changes.
+  const inventory = ctx.auth.manager.inventory
   await inventory.revokeAll(userId, { reason: 'secure', trx })
   if (report.item) await inventory.revokeOne(userId, report.item.kind, report.item.id, trx)
   if (report.at) await inventory.revokeCreatedSince(userId, wholeSecond(report.at), trx)
-  // Every link mailed to the user (the other notices' links included: one use locks the account down).
-  await manager.userTokens.revokeAll(userId, undefined, trx)
 }

@@ -7,7 +7,6 @@
  */
 import type { HttpContext } from '../../http/context.js'
 import { db } from '../../database/database-manager.js'
-import { inventoryOf } from './secure-inventory.js'
 
 /** One line of the list. */
 export interface SignInMethod {
@@ -31,7 +30,7 @@ const TITLES: Record<string, string> = {
 /** The remaining sign-in methods of `userId`, read after the revocation committed. */
 export async function remainingSignInMethods(ctx: HttpContext, userId: unknown): Promise<SignInMethod[]> {
   const methods: SignInMethod[] = [{ kind: 'password', title: TITLES.password!, label: null, created: null }]
-  for (const kind of inventoryOf(ctx.auth.manager).kinds()) {
+  for (const kind of ctx.auth.manager.inventory.kinds()) {
     if (!kind.signInMethod || kind.name === 'password') continue
     for (const item of await kind.list(userId, db())) {
       const title = TITLES[kind.name] ?? kind.name.replaceAll('_', ' ')
