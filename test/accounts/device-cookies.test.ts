@@ -80,7 +80,7 @@ describe('revocable device cookies', () => {
     return owner
   }
 
-  async function login(client: Client, email: string, password: string): Promise<string | undefined> {
+  async function login(client: Client, email: string, password: string): Promise<string | null | undefined> {
     return (await client.submit('/login', '/login', { email, password })).location
   }
 
