@@ -18,7 +18,11 @@
  * all off). Listeners never delay or fail the request: the link is created and the e-mail sent
  * after the listener has returned, and a failure is logged (`auth.security_notice_failed`).
  * The link is a `secure` row of `user_tokens` (only its SHA-256 stored), valid 7 days; several
- * notices' links are all valid at once until one of them is used.
+ * notices' links are all valid at once until one of them is used. The row records what the
+ * notice reported: the address it was sent to (`email`: the reset goes there, and the account
+ * goes back to it), and in `details` the event's time and the item it added (the event's
+ * `item`, e.g. `{ kind: 'passkeys', id }`), so that using the link removes that item and every
+ * way in created since (secure-account.ts).
  */
 import type { Application } from '../../foundation/application.js'
 import type { HttpContext } from '../../http/context.js'
