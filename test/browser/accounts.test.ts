@@ -3,7 +3,8 @@
  * register, verify the address through the link read from a real SMTP peer, the account page,
  * the devices page with a second browser logged in (with "remember me"), "log out all other
  * devices" through the password confirmation page, the activity page, "remember me" surviving a
- * browser restart (a new browser holding only the remember cookie), and the "This wasn't me" page.
+ * browser restart (a new browser holding only the remember cookie), and "This wasn't me": the
+ * link's page and its button, then the secured page listing the remaining sign-in methods.
  * Every page: axe-core finds no serious or critical violation, nothing is wider than a 360 px
  * screen, screenshots (desktop and 360 px) under test-results/browser/; the layout's navigation
  * marks the current page; one page is also checked and screenshotted in dark mode.
@@ -235,26 +236,42 @@ describe('account pages in chromium', { skip }, () => {
     await check(page, 'activity')
   })
 
-  test('"This wasn\'t me" from the new-device e-mail: the secured page, then the dead link', async () => {
+  test('"This wasn\'t me" from the new-device e-mail: the page and its button, the remaining sign-in methods, then the dead link', async () => {
     const notice = await smtp.waitFor((m) => m.to.includes(EMAIL) && /account\/secure\//.test(mailText(m.raw)))
     const link = /http:\/\/127\.0\.0\.1:\d+\/account\/secure\/[A-Za-z0-9_-]{43}/.exec(mailText(notice.raw))?.[0]
     assert.ok(link, mailText(notice.raw))
     const visitor = await browser.newPage('desktop')
     try {
+      // Opening the link changes nothing: a page with a button.
       const response = await visitor.goto(link)
       assert.equal(response?.status(), 200)
-      await visitor.getByRole('heading', { name: 'Your account is secured' }).waitFor()
-      await screenshot(visitor, 'accounts-secured-desktop')
+      await visitor.getByRole('heading', { name: 'Someone else used your account?' }).waitFor()
+      await screenshot(visitor, 'accounts-secure-desktop')
       assert.deepEqual(await seriousA11yViolations(visitor), [])
       await visitor.setViewportSize(NARROW)
       assert.ok(await fitsViewport(visitor))
+      await screenshot(visitor, 'accounts-secure-360')
+      await page.goto(server.url + '/home')
+      assert.equal(path(), '/home', 'opening the link logged nobody out')
+
+      // The button: the secured page, shown logged out, with the remaining sign-in methods.
+      await visitor.getByRole('button', { name: 'Secure my account' }).click()
+      await visitor.getByRole('heading', { name: 'Your account is secured' }).waitFor()
+      assert.equal(new URL(visitor.url()).pathname, '/account/secured')
+      await visitor.getByRole('heading', { name: 'Review your sign-in methods' }).waitFor()
+      await visitor.getByText('(reset needed)').waitFor()
+      assert.ok(!(await visitor.content()).includes(EMAIL), 'no address on the page')
+      assert.deepEqual(await seriousA11yViolations(visitor), [])
+      assert.ok(await fitsViewport(visitor))
       await screenshot(visitor, 'accounts-secured-360')
+      await visitor.setViewportSize({ width: 1280, height: 800 })
+      await screenshot(visitor, 'accounts-secured-desktop')
 
       const again = await visitor.goto(link)
       assert.equal(again?.status(), 404)
       await visitor.getByText('This link is invalid or has expired.').waitFor()
       assert.deepEqual(await seriousA11yViolations(visitor), [])
-      await screenshot(visitor, 'accounts-secure-invalid-360')
+      await screenshot(visitor, 'accounts-secure-invalid-desktop')
     } finally {
       await visitor.close()
     }
