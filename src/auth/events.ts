@@ -26,6 +26,14 @@ export interface PersonalTokenDetail {
   kind?: 'personal'
   name?: string
   abilities?: string
+  /** How many tokens ended (`POST /account/tokens/revoke-all`: `name` is `*`). */
+  count?: number
+}
+
+/** What an event that added a way in added: an inventory kind and the item's id. */
+export interface AddedItem {
+  kind: string
+  id: string
 }
 
 export interface AuthEvents {
@@ -48,6 +56,11 @@ export interface AuthEvents {
   'auth:password_reset_requested': AuthEventBase
   'auth:password_reset': AuthEventBase & { user: AuthUser }
   'auth:token_issued': AuthEventBase & { user: AuthUser } & PersonalTokenDetail
+  /**
+   * A personal access token was created on `/account/tokens` (page or JSON): `item` is `{ kind:
+   * 'personal_tokens', id }`. The owner is mailed (`token_created`) with a "This wasn't me" link.
+   */
+  'auth:token_created': AuthEventBase & { user: AuthUser; item: AddedItem } & PersonalTokenDetail
   /** `userId` is the token's subject; `user` is not loaded to re-issue. */
   'auth:token_reissued': AuthEventBase & { userId: string }
   /** `user` is null (and `userId` set) when a token was revoked by value (POST /api/revoke). */
