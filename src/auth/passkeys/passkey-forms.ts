@@ -39,7 +39,7 @@ import { DEVICE_COOKIE, parseDeviceCookie, WebGuard } from '../guards/web/guard.
 import { MFA_INTENDED, stepUpIfEnrolled } from '../middleware/mfa-middleware.js'
 import { PENDING_LOGIN_KEY } from '../two-factor/pending-login.js'
 import { ModelUserProvider } from '../user-providers/model-user-provider.js'
-import { sessionAmr, setSessionAmr } from '../two-factor/amr.js'
+import { markSecondFactor, sessionAmr, setSessionAmr } from '../two-factor/amr.js'
 import type { AuthUser } from '../types.js'
 import { credentialIn, PASSKEY_NAME_MAX, type Passkey, type PasskeyRefusal, type Passkeys } from './passkeys.js'
 import { PasskeyInvalidError, PasskeyLoginFailedError, PasskeyWrongAccountError } from './errors.js'
@@ -202,6 +202,7 @@ export const PasskeyForms = {
       ctx.session.regenerate()
       setSessionAmr(ctx, [...amr, 'webauthn'])
     }
+    if (first) markSecondFactor(ctx)
     // For the page the script reloads.
     if (ctx.hasSession) ctx.session.flash('success', PASSKEY_MESSAGES.added)
     return ctx.response.json({ message: PASSKEY_MESSAGES.added, passkey: describe(passkey) }, 201)
@@ -258,6 +259,7 @@ export const PasskeyForms = {
       target ??= takeSessionPath(ctx, MFA_INTENDED)
       if (ctx.hasSession) ctx.session.regenerate()
       setSessionAmr(ctx, [...new Set([...sessionAmr(ctx), 'webauthn'])])
+      markSecondFactor(ctx)
     } else {
       // A password login waiting for its second step in this browser is replaced by this login;
       // its `next`, and its "remember me" when it was for the same account, carry over.
@@ -273,6 +275,7 @@ export const PasskeyForms = {
       // A passkey is not a typed password: `password.confirm` still asks for one.
       if (ctx.hasSession) ctx.session.forget(PASSWORD_CONFIRMED_AT)
       setSessionAmr(ctx, ['webauthn'])
+      markSecondFactor(ctx)
       manager.events.emit('auth:login_succeeded', { ...eventBase(ctx, ctx.auth.guardName, owner), knownDevice })
     }
     ctx.response.header('Cache-Control', 'no-store')

@@ -27,7 +27,7 @@ import { ValidationError } from '../../http/errors.js'
 import { eventBase } from '../events.js'
 import { formatWhen } from '../accounts/device-forms.js'
 import { hasFactor, stepUpIfEnrolled } from '../middleware/mfa-middleware.js'
-import { sessionAmr, setSessionAmr } from './amr.js'
+import { markSecondFactor, sessionAmr, setSessionAmr } from './amr.js'
 import { groupSecret, otpauthUri } from './totp.js'
 import { parseTotpCode, type TwoFactor, type TwoFactorStatus } from './two-factor.js'
 import { qrCodeSvg } from './qr-code.js'
@@ -149,6 +149,7 @@ export const TwoFactorForms = {
       const amr = sessionAmr(ctx)
       ctx.session.regenerate()
       setSessionAmr(ctx, [...new Set([...(amr.length > 0 ? amr : ['pwd']), 'otp'])])
+      markSecondFactor(ctx)
     }
     ctx.app.events.emit('auth:two_factor_enabled', eventBase(ctx, ctx.auth.guardName, user))
     return showCodesOnce(ctx, user, codes, TWO_FACTOR_MESSAGES.enabled)
