@@ -71,9 +71,11 @@ export function authRoutes(options: { features?: Iterable<AuthFeature> } = {}): 
     // Everything that shows or changes the second factor wants the password typed recently: a
     // borrowed session cannot enrol its own authenticator or read the secret.
     const confirmed = ['auth', 'password.confirm']
+    // Enrolling needs a verified address first (the actions check it too, whatever the order).
+    const enrolling = on.has('email_verification') ? ['auth', 'verified', 'password.confirm'] : confirmed
     routes.push(
-      Route.get('/account/two-factor', 'auth/TwoFactorController@show').name('two_factor').middleware(confirmed),
-      Route.post('/account/two-factor', 'auth/TwoFactorController@enable').name('two_factor.enable').middleware(confirmed),
+      Route.get('/account/two-factor', 'auth/TwoFactorController@show').name('two_factor').middleware(enrolling),
+      Route.post('/account/two-factor', 'auth/TwoFactorController@enable').name('two_factor.enable').middleware(enrolling),
       Route.post('/account/two-factor/recovery-codes', 'auth/TwoFactorController@regenerate').name('two_factor.recovery_codes').middleware(confirmed),
       // Turning the second factor off also wants one given recently (a trusted device is not enough).
       Route.post('/account/two-factor/disable', 'auth/TwoFactorController@disable').name('two_factor.disable').middleware([...confirmed, 'mfa.recent']),
@@ -89,7 +91,7 @@ export function authRoutes(options: { features?: Iterable<AuthFeature> } = {}): 
   }
   if (on.has('passkeys')) {
     const confirmed = ['auth', 'password.confirm']
-    const adding = [...confirmed, 'mfa.recent']
+    const adding = [...(on.has('email_verification') ? ['auth', 'verified', 'password.confirm'] : confirmed), 'mfa.recent']
     routes.push(
       Route.get('/account/passkeys', 'auth/PasskeyController@index').name('passkeys').middleware(['auth']),
       Route.post('/account/passkeys/@id/delete', 'auth/PasskeyController@destroy').name('passkeys.destroy').middleware(confirmed),

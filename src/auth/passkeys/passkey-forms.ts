@@ -37,6 +37,8 @@ import { formatWhen } from '../accounts/device-forms.js'
 import { PASSWORD_CONFIRMED_AT } from '../middleware/password-confirm-middleware.js'
 import { DEVICE_COOKIE, parseDeviceCookie, WebGuard } from '../guards/web/guard.js'
 import { MFA_INTENDED, stepUpIfEnrolled } from '../middleware/mfa-middleware.js'
+import { requireRecentSecondFactor } from '../middleware/mfa-recent-middleware.js'
+import { refuseUnverified } from '../middleware/verified-middleware.js'
 import { PENDING_LOGIN_KEY } from '../two-factor/pending-login.js'
 import { ModelUserProvider } from '../user-providers/model-user-provider.js'
 import { markSecondFactor, sessionAmr, setSessionAmr } from '../two-factor/amr.js'
@@ -168,8 +170,8 @@ export const PasskeyForms = {
    */
   async registerOptions(ctx: HttpContext): Promise<unknown> {
     const user = await ctx.auth.authenticate<AuthUser>()
-    const stepUp = await stepUpIfEnrolled(ctx)
-    if (stepUp !== undefined) return stepUp
+    const refused = refuseUnverified(ctx, user) ?? (await requireRecentSecondFactor(ctx))
+    if (refused !== undefined) return refused
     if (!ctx.request.wantsJson() && !ctx.request.isJson() && ctx.hasSession) {
       ctx.session.flash('error', PASSKEY_MESSAGES.needsScript)
       return ctx.response.redirect(LIST)
@@ -184,8 +186,8 @@ export const PasskeyForms = {
   /** POST /passkeys/register: `response` (the browser's answer) and `name`; 201 with the passkey. */
   async register(ctx: HttpContext): Promise<unknown> {
     const user = await ctx.auth.authenticate<AuthUser>()
-    const stepUp = await stepUpIfEnrolled(ctx)
-    if (stepUp !== undefined) return stepUp
+    const refused = refuseUnverified(ctx, user) ?? (await requireRecentSecondFactor(ctx))
+    if (refused !== undefined) return refused
     const body = (ctx.request.body ?? {}) as Record<string, unknown>
     const credential = credentialIn(body)
     if (!credential) throw new PasskeyInvalidError()
@@ -193,7 +195,7 @@ export const PasskeyForms = {
     // Read before the passkey is stored: whether this one is the user's first factor.
     const first = !(await hasFactor(ctx, user.getKey()))
     const passkey = await service(ctx).register(user.getKey(), credential, name)
-    ctx.app.events.emit('auth:passkey_added', { ...eventBase(ctx, ctx.auth.guardName, user), passkeyId: passkey.id, name: passkey.name })
+    ctx.app.events.emit('auth:passkey_added', { ...eventBase(ctx, ctx.auth.guardName, user), passkeyId: passkey.id, name: passkey.name, item: { kind: 'passkeys', id: String(passkey.id) } })
     // A first factor, just shown by the authenticator that holds it: the session has used a
     // second factor, and `mfa` routes let it through (a new session id for the raised assurance).
     // A user who had a factor already showed one to get here (stepUpIfEnrolled): nothing changes.
