@@ -85,13 +85,14 @@ export interface AuthEvents {
   /** "This wasn't me": every login and token of `user` ended, and a reset link sent. */
   'auth:secured': AuthEventBase & { user: AuthUser }
   /** TOTP confirmed with a first code (recovery codes issued). */
-  'auth:two_factor_enabled': AuthEventBase & { user: AuthUser }
+  /** `item`: the added way in, for the notice's "This wasn't me" (the TOTP enrolment, named by the user's id). */
+  'auth:two_factor_enabled': AuthEventBase & { user: AuthUser; item: { kind: 'totp'; id: string } }
   /** TOTP turned off (its secret, recovery codes and trusted devices deleted). */
   'auth:two_factor_disabled': AuthEventBase & { user: AuthUser }
   /** A wrong, replayed or expired second-factor code (`method`: totp, recovery_code or passkey). */
   'auth:two_factor_failed': AuthEventBase & { user: AuthUser | null; method: string }
   /** A passkey registered (`passkeyId` its row, `name` its label). */
-  'auth:passkey_added': AuthEventBase & { user: AuthUser; passkeyId: number; name: string }
+  'auth:passkey_added': AuthEventBase & { user: AuthUser; passkeyId: number; name: string; item: { kind: 'passkeys'; id: string } }
   'auth:passkey_removed': AuthEventBase & { user: AuthUser; passkeyId: number; name: string }
 }
 
