@@ -18,9 +18,10 @@ import { ApiConfigError } from './errors.js'
 import { PersonalTokenRepository } from './personal-tokens/repository.js'
 import { AbilityMiddleware } from './middleware/ability-middleware.js'
 import { TokenEpochs } from './revocation/token-epochs.js'
-import { API_TOKENS_TABLE, type FamilyOptions } from './families/token-families.js'
+import type { FamilyOptions } from './families/token-families.js'
 import { TokenFamilyDevices } from './families/family-devices.js'
 import { devicesOf } from '../auth/accounts/devices.js'
+import { registerApiKinds } from './api-inventory.js'
 import { db } from '../database/database-manager.js'
 
 /** `previous_keys`: an array of PEM strings, or one string of comma-separated PEMs (JWT_PREVIOUS_KEYS). */
@@ -128,32 +129,14 @@ export class ApiProvider extends ServiceProvider {
         const jwt = app.make('api.jwt')
         return new JwtGuard(name, ctx, { jwt, provider: jwt.provider, verifier: app.make('auth.verifier'), events: app.events, personal: app.make('api.personal_tokens'), challenge: app.make('auth.manager').challenge })
       })
-      // Personal access tokens end when every login ends (password reset, "This wasn't me", account
-      // deletion): a taken-over account's tokens must die with it. A revocation that keeps the
-      // current login (password change, "log out other devices") is the user at the keyboard,
-      // managing sessions: their scripts' tokens stay (they are managed on /account/tokens).
-      app.make('auth.manager').revoker.register('personal', async (userId, db, { keepLoginHash }) => {
-        if (keepLoginHash) return 0
-        if (!(await app.make('auth.manager').revoker.hasTable('personal_access_tokens', db))) return 0
-        return app.make('api.personal_tokens').revokeAll(userId, db)
-      })
-      // A password reset or change, "log out everywhere" and "This wasn't me" also end the API token.
-      // With `store: 'table'` that is every token family of the user (password change included:
-      // an API client is another device, never the web login being kept).
-      app.make('auth.manager').revoker.register('jwt', async (userId, db) => {
-        const families = app.make('api.jwt').families
-        if (!families) return app.make('api.jwt').provider.clearDigest(userId, db)
-        if (!(await app.make('auth.manager').revoker.hasTable(API_TOKENS_TABLE, db))) return 0
-        return families.revokeUser(userId, db)
-      })
+      // The API's tokens in the inventory: every revocation ends the JWTs, "This wasn't me" and
+      // deletion the personal access tokens too.
+      registerApiKinds(app, app.make('auth.manager').inventory)
       // The devices page lists each live token family and can end one.
       if (this.familyOptions()) {
         const manager = app.make('auth.manager')
-        devicesOf(manager).register(new TokenFamilyDevices(() => app.make('api.jwt').families!, () => manager.revoker.hasTable(API_TOKENS_TABLE)))
+        devicesOf(manager).register(new TokenFamilyDevices(() => app.make('api.jwt').families!, manager.inventory))
       }
-      // `revocation: 'epoch'`: every login ending (even one that keeps this device's web login:
-      // API tokens are other devices) raises the user's epoch, refusing all their tokens everywhere.
-      if (this.tokenEpochs()) app.make('auth.manager').revoker.register('epoch', (userId, db, options) => app.make('api.jwt').epochs!.bump(userId, db, { deleting: options.deleting }))
     }
     const epochs = this.tokenEpochs()
     if (epochs) {

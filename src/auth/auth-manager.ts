@@ -14,7 +14,8 @@ import type { CredentialVerifier } from './credential-verifier.js'
 import type { LoginTokenRepository } from './guards/web/login-token-repository.js'
 import type { PasswordBroker } from './password-broker.js'
 import type { UserTokens } from './accounts/user-tokens.js'
-import type { LoginRevoker } from './accounts/login-revoker.js'
+import type { AuthInventory } from './inventory/index.js'
+import type { DeviceRevocations } from './inventory/device-cookies.js'
 import type { LoginChallenge } from './guards/base-guard.js'
 import type { Registrar } from './registrar.js'
 import type { Hasher, PasswordPolicy } from './hashing/index.js'
@@ -35,8 +36,10 @@ export interface AuthManagerDependencies {
   broker: PasswordBroker
   /** Single-use mailed links (verification, "This wasn't me"). */
   userTokens: UserTokens
-  /** Ends every login of a user (web, remember me, API tokens...). */
-  revoker: LoginRevoker
+  /** What authenticates a user, each kind ended by the revocations it names. */
+  inventory: AuthInventory
+  /** When each user's device cookies were revoked (the web guard checks its cookie against it). */
+  deviceRevocations: DeviceRevocations
   registrar: Registrar
   events: Emitter
   /** The attempt budgets of `GUARDS.throttle`, sharing the throttle store. */
@@ -52,7 +55,8 @@ export class AuthManager {
   readonly tokens: LoginTokenRepository
   readonly broker: PasswordBroker
   readonly userTokens: UserTokens
-  readonly revoker: LoginRevoker
+  readonly inventory: AuthInventory
+  readonly deviceRevocations: DeviceRevocations
   readonly registrar: Registrar
   readonly events: Emitter
   readonly budgets: Record<BudgetName, Budget>
@@ -77,7 +81,8 @@ export class AuthManager {
     this.tokens = deps.tokens
     this.broker = deps.broker
     this.userTokens = deps.userTokens
-    this.revoker = deps.revoker
+    this.inventory = deps.inventory
+    this.deviceRevocations = deps.deviceRevocations
     this.registrar = deps.registrar
     this.events = deps.events
     this.budgets = deps.budgets

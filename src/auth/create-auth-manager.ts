@@ -14,7 +14,8 @@ import { RememberTokenRepository } from './guards/web/remember-token-repository.
 import { PasswordBroker } from './password-broker.js'
 import { Registrar } from './registrar.js'
 import { UserTokens } from './accounts/user-tokens.js'
-import { LoginRevoker } from './accounts/login-revoker.js'
+import { AuthInventory } from './inventory/index.js'
+import { registerAuthKinds } from './inventory/auth-kinds.js'
 import { AuthManager } from './auth-manager.js'
 import { resolveAuthConfig } from './auth-config.js'
 import { ModelUserProvider } from './user-providers/model-user-provider.js'
@@ -25,7 +26,16 @@ export function createAuthManager(app: Application): AuthManager {
   const config = app.config('auth')?.GUARDS
   const resolved = resolveAuthConfig(config, { requireModel: false })
   const hasher = app.make('hasher')
-  const revoker = new LoginRevoker(() => db())
+  const inventory = new AuthInventory(() => db())
+  const deviceRevocations = registerAuthKinds(inventory, {
+    db: () => db(),
+    features: resolved.features,
+    users: () => {
+      const model = resolved.model
+      return { table: model?.getTable?.() ?? 'users', key: model?.getPrimaryKey?.() ?? 'id', email: model?.authColumn ?? 'email' }
+    },
+    resetTable: resolved.passwordResetTable,
+  })
   const tokens = new LoginTokenRepository(() => db(), { table: 'login_tokens', lifetime: resolved.loginLifetime, idleTimeout: resolved.idleTimeout })
   // "Remember me" only when the feature is on: off, a trowel_remember cookie is never read.
   const remember = resolved.features.has('remember_me') ? new RememberTokenRepository(() => db(), { lifetime: resolved.rememberLifetime, loginTable: 'login_tokens' }) : null
@@ -37,7 +47,7 @@ export function createAuthManager(app: Application): AuthManager {
     appUrl: String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://127.0.0.1:8000'),
     hash: (password) => hasher.hash(password),
     revokeAllLogins: async (userId, trx) => {
-      await revoker.revokeAll(userId, { trx })
+      await inventory.revokeAll(userId, { reason: 'password_reset', trx })
     },
     send: async (user, url, expiresIn) => {
       const MailableClass = app.make('auth.reset_mailable')
@@ -55,7 +65,8 @@ export function createAuthManager(app: Application): AuthManager {
     tokens,
     broker,
     userTokens: new UserTokens(() => db()),
-    revoker,
+    inventory,
+    deviceRevocations,
     registrar: new Registrar(resolved.model, hasher),
     events: app.events,
     budgets: app.make('auth.budgets'),
@@ -67,7 +78,7 @@ export function createAuthManager(app: Application): AuthManager {
       provider = new ModelUserProvider(resolved.modelFor(name)!)
       providers.set(name, provider)
     }
-    return new WebGuard(name, ctx, { provider, verifier: manager.verifier, tokens, remember, events: app.events, challenge: manager.challenge })
+    return new WebGuard(name, ctx, { provider, verifier: manager.verifier, tokens, remember, devices: deviceRevocations, events: app.events, challenge: manager.challenge })
   })
   return manager
 }

@@ -53,7 +53,7 @@ export interface VerifyOptions {
    * The device id of a valid `trowel_device` cookie that names account `accountId`, else null:
    * such an attempt is counted on the device's own key instead of the account's.
    */
-  deviceFor?: (accountId: unknown) => string | null
+  deviceFor?: (accountId: unknown) => string | null | Promise<string | null>
   /** Aborted when the client has gone: the hasher need not run the check. */
   signal?: AbortSignal
 }
@@ -127,7 +127,7 @@ export class CredentialVerifier {
     const user = await provider.findForCredentials(identifier)
     if (user) {
       const accountKey = accountKeyOf(provider, user)
-      const device = deviceFor?.(user.getKey()) ?? null
+      const device = (await deviceFor?.(user.getKey())) ?? null
       if (device) await take(account, account.key(accountKey, 'device', device), 'account', user, true)
       else await take(account, account.key(accountKey), 'account', user)
     }

@@ -35,7 +35,7 @@ export { MfaMiddleware } from './middleware/mfa-middleware.js'
 export { MfaRecentMiddleware, requireRecentSecondFactor } from './middleware/mfa-recent-middleware.js'
 export { UserTokens, type UserTokenPurpose, type UserTokenRow } from './accounts/user-tokens.js'
 export { isVerified } from './accounts/verification.js'
-export { LoginRevoker, type Revoker, type RevokeOptions } from './accounts/login-revoker.js'
+export { AuthInventory, ALL_REASONS, type InventoryItem, type InventoryKind, type RevocationReason, type RevokeOptions } from './inventory/index.js'
 // Account features (one export line per module):
 export { installSecurityNotifications, createSecureLink, SECURITY_NOTICES, SECURE_LINK_MINUTES } from './accounts/security-notifications.js'
 export { secureAccount, type SecureOutcome } from './accounts/secure-account.js'

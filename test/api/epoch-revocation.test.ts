@@ -1,6 +1,6 @@
 /**
  * `DRIVERS.jwt.revocation = 'epoch'`: tokens carry their user's `token_epoch` (`uep`); raising it
- * (here: a password change, "log out other devices" on the account page, or the revoker) refuses
+ * (here: a password change, "log out other devices" on the account page, or the inventory) refuses
  * every token of that user — in the raising process at once, in a second `craft serve` process on
  * the same database within 1 s (database poll; and through Redis pub/sub when Redis answers on
  * 127.0.0.1:6379), and in a process started later — while a request in an `api` stack without
@@ -66,7 +66,7 @@ test('no query per request; a bump refuses every token of the user at once', asy
   assert.deepEqual(first.value.json(), { sub: String(user.getKey()), uep: 0 })
   assert.deepEqual(first.queries, [], 'a request makes no query')
 
-  await client.app.make('auth.manager').revoker.revokeAll(user.getKey())
+  await client.app.make('auth.manager').inventory.revokeAll(user.getKey(), { reason: 'password_change' })
   const refused = await counting(() => client.get('/api/ping'))
   assert.equal(refused.value.status, 401)
   assert.equal(refused.value.json().code, 'E_TOKEN_INVALID')
@@ -91,8 +91,8 @@ test('no query per request; a bump refuses every token of the user at once', asy
 test('reauth gives a token with the current epoch; a token from before a bump cannot be reissued', async () => {
   const email = 'r' + Date.now().toString(36) + '@example.com'
   const user = await User.create({ name: 'R', email, password: await client.hashPassword('correct horse battery staple') })
-  await client.app.make('auth.manager').revoker.revokeAll(user.getKey())
-  await client.app.make('auth.manager').revoker.revokeAll(user.getKey())
+  await client.app.make('auth.manager').inventory.revokeAll(user.getKey(), { reason: 'password_change' })
+  await client.app.make('auth.manager').inventory.revokeAll(user.getKey(), { reason: 'password_change' })
   await client.withToken(user)
   const reissued = await client.newClient().post('/api/reauth', { token: client.token })
   reissued.assertOk()
@@ -100,7 +100,7 @@ test('reauth gives a token with the current epoch; a token from before a bump ca
   const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString())
   assert.equal(claims.uep, 2)
   ;(await client.newClient().withHeaders({ authorization: 'Bearer ' + token }).get('/api/ping')).assertOk()
-  await client.app.make('auth.manager').revoker.revokeAll(user.getKey())
+  await client.app.make('auth.manager').inventory.revokeAll(user.getKey(), { reason: 'password_change' })
   assert.equal((await client.newClient().post('/api/reauth', { token })).status, 401)
 })
 `

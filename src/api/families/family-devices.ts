@@ -2,10 +2,11 @@
  * @module api/families/family-devices
  * The API token families on the account's devices page (`GET /account/devices`): one entry per
  * live family (device label, created, last used, IP), id `api-<family id>`; revoking one ends
- * every token of that family. Registered by ApiProvider when `DRIVERS.jwt.store` is `'table'`.
+ * every token of that family (the inventory's `api_tokens` kind). Registered by ApiProvider when `DRIVERS.jwt.store` is `'table'`.
  */
 import type { Device, DeviceContext, DeviceSource, RevokedDevice } from '../../auth/accounts/devices.js'
-import { TokenFamilies } from './token-families.js'
+import type { AuthInventory } from '../../auth/inventory/index.js'
+import { API_TOKENS_TABLE, TokenFamilies } from './token-families.js'
 
 function date(value: unknown): Date | null {
   if (value === null || value === undefined || value === '') return null
@@ -18,8 +19,13 @@ export class TokenFamilyDevices implements DeviceSource {
 
   constructor(
     private readonly families: () => TokenFamilies,
-    private readonly hasTable: () => Promise<boolean>,
+    /** Ends a family through the inventory's `api_tokens` kind. */
+    private readonly inventory: AuthInventory,
   ) {}
+
+  private hasTable(): Promise<boolean> {
+    return this.inventory.hasTable(API_TOKENS_TABLE)
+  }
 
   owns(id: string): boolean {
     return TokenFamilies.familyOfDeviceId(id) !== null
@@ -47,7 +53,7 @@ export class TokenFamilyDevices implements DeviceSource {
   async revoke(userId: unknown, id: string, _context: DeviceContext): Promise<RevokedDevice | null> {
     const familyId = TokenFamilies.familyOfDeviceId(id)
     if (familyId === null || !(await this.hasTable())) return null
-    const count = await this.families().revokeFamily(userId, familyId)
+    const count = await this.inventory.revokeOne(userId, 'api_tokens', familyId)
     return count > 0 ? { count: 1, current: false } : null
   }
 }

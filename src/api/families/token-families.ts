@@ -13,7 +13,7 @@
  *   more (`E_JWT_FAMILY_EXPIRED`): the client logs in again.
  * - `isCurrent()`: with `authenticates: true`, a token must be its family's current one.
  * - `endByToken()`, `revokeFamily()`, `revokeUser()`: logout, revoke by value, the devices page
- *   and the account-wide revoker.
+ *   and the auth inventory (`api_tokens`).
  * Failures are `JwtError`s with a code; the guard turns them into HTTP answers.
  */
 import { retryOnDeadlock } from '../../database/retry-deadlock.js'

@@ -29,10 +29,6 @@ export const ACCOUNT_MESSAGES = {
 
 type Row = Record<string, unknown>
 
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : ''
-}
-
 /** Answers JSON clients with `{ message }`, forms with a flash and a 302. */
 function done(ctx: HttpContext, message: string, to: string): unknown {
   if (ctx.request.wantsJson()) return { message }
@@ -124,12 +120,10 @@ export const AccountForms = {
     const passwordColumn: string = manager.model?.passwordColumn ?? 'password'
     const hash = await manager.hasher.hash(String(data.password))
     const keepLoginHash = currentLoginHash(ctx)
-    // Asked before the transaction: SQLite has one connection, which the transaction holds.
-    await manager.revoker.hasTable('remember_tokens')
     await db().transaction(async (trx) => {
       user.forceFill({ [passwordColumn]: hash })
       await user.save({ client: trx })
-      await manager.revoker.revokeAll(user.getKey(), { trx, keepLoginHash })
+      await manager.inventory.revokeAll(user.getKey(), { reason: 'password_change', trx, keepLoginHash })
     })
     if (ctx.hasSession) {
       ctx.session.regenerate()
@@ -149,19 +143,9 @@ export const AccountForms = {
     const user = await ctx.auth.authenticate()
     const manager = ctx.auth.manager
     const userId = user.getKey()
-    const column: string = manager.model?.authColumn ?? 'email'
-    const email = text((user as Row)[column])
-    const resets = manager.resolved.passwordResetTable
-    // Asked before the transaction: SQLite has one connection, which the transaction holds.
-    const [, hasUserTokens, hasResets] = await Promise.all([
-      manager.revoker.hasTable('remember_tokens'),
-      manager.revoker.hasTable('user_tokens'),
-      manager.revoker.hasTable(resets),
-    ])
     await db().transaction(async (trx) => {
-      await manager.revoker.revokeAll(userId, { trx, deleting: true })
-      if (hasUserTokens) await manager.userTokens.revokeAll(userId, undefined, trx)
-      if (hasResets && email !== '') await trx(resets).where('email', email).delete()
+      // Everything of the user, mailed links and password reset links included, then the row.
+      await manager.inventory.revokeAll(userId, { reason: 'delete', trx, deleting: true })
       await user.delete({ client: trx })
     })
     ctx.app.events.emit('auth:account_deleted', { ...eventBase(ctx, ctx.auth.guardName, user), userId: String(userId) })

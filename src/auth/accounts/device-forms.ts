@@ -75,9 +75,9 @@ export const DeviceForms = {
   /** POST /account/devices/revoke-others (behind `password.confirm`): every login but this one ends. */
   async revokeOthers(ctx: HttpContext): Promise<unknown> {
     const user = await ctx.auth.authenticate()
-    const counts = await ctx.auth.manager.revoker.revokeAll(user.getKey(), { keepLoginHash: currentLoginHash(ctx) })
-    // Each login (or API token) counts once; a device's "remember me" token ends with its login.
-    const count = Object.entries(counts).reduce((sum, [kind, n]) => (kind === 'remember' ? sum : sum + n), 0)
+    const counts = await ctx.auth.manager.inventory.revokeAll(user.getKey(), { reason: 'logout_others', keepLoginHash: currentLoginHash(ctx) })
+    // Logins and API tokens count once each; a device's "remember me" token ends with its login.
+    const count = (counts.logins ?? 0) + (counts.api_tokens ?? 0)
     ctx.app.events.emit('auth:device_revoked', { ...eventBase(ctx, ctx.auth.guardName, user), device: 'others', count })
     const message = DEVICE_MESSAGES.revokedOthers(count)
     if (ctx.request.wantsJson()) return { message, count }

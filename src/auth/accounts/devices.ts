@@ -17,6 +17,7 @@ import { lazyModule } from '../../support/lazy-module.js'
 const bowser = lazyModule<typeof BowserType>('bowser')
 import { db } from '../../database/database-manager.js'
 import type { AuthManager } from '../auth-manager.js'
+import type { AuthInventory } from '../inventory/index.js'
 
 /** One logged-in device (or client) of a user, as the devices page shows it. */
 export interface Device {
@@ -98,7 +99,7 @@ export function devicesOf(manager: AuthManager): DeviceRegistry {
   let registry = registries.get(manager)
   if (!registry) {
     registry = new DeviceRegistry()
-    registry.register(new WebLoginDevices(() => db(), (table) => manager.revoker.hasTable(table)))
+    registry.register(new WebLoginDevices(() => db(), manager.inventory))
     registries.set(manager, registry)
   }
   return registry
@@ -122,8 +123,8 @@ export class WebLoginDevices implements DeviceSource {
 
   constructor(
     private readonly db: () => Knex,
-    /** Whether the app's database has a table (apps migrated before "remember me" lack `remember_tokens`). */
-    private readonly hasTable: (table: string) => Promise<boolean>,
+    /** Ends a login (and its "remember me" series) through the inventory's `logins` kind. */
+    private readonly inventory: AuthInventory,
     private readonly table = 'login_tokens',
   ) {}
 
@@ -152,15 +153,12 @@ export class WebLoginDevices implements DeviceSource {
 
   async revoke(userId: unknown, id: string, context: DeviceContext): Promise<RevokedDevice | null> {
     if (!this.owns(id)) return null
-    // Asked before the transaction: SQLite has one connection, which the transaction holds.
-    const remember = await this.hasTable('remember_tokens')
     return this.db().transaction(async (trx) => {
       const row = (await trx(this.table).where({ id: Number(id), user_id: userId as number }).first('token_hash')) as { token_hash: string } | undefined
       if (!row) return null
       // Only the request whose delete removed the row reports it (two clicks at once: one wins).
-      const deleted = Number(await trx(this.table).where({ id: Number(id), user_id: userId as number, token_hash: row.token_hash }).delete())
+      const deleted = await this.inventory.revokeOne(userId, 'logins', id, trx)
       if (deleted === 0) return null
-      if (remember) await trx('remember_tokens').where({ user_id: userId as number, login_token_hash: row.token_hash }).delete()
       return { count: deleted, current: context.currentLoginHash === row.token_hash }
     })
   }

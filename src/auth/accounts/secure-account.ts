@@ -3,10 +3,11 @@
  * "This wasn't me": what opening `<APP_URL>/account/secure/<token>` does. The link is the proof
  * (no login needed). Of any number of requests presenting one link, exactly one acts (the
  * token's row is consumed atomically); that one, in order:
- * 1. ends every login of the user: web logins, "remember me" tokens, API tokens (`revoker.revokeAll`);
- * 2. deletes every other link mailed to the user: the other notices' "This wasn't me" links (one
- *    use locks the account down) and pending e-mail verification or change links (an intruder may
- *    have asked to move the account to their own address);
+ * 1. ends, through the inventory (reason `secure`), every login of the user (web logins, "remember
+ *    me" tokens, device cookies, trusted browsers, API and personal access tokens) and every other
+ *    link mailed to the user: the other notices' "This wasn't me" links (one use locks the account
+ *    down) and pending e-mail verification or change links (an intruder may have asked to move the
+ *    account to their own address);
  * 3. starts a password reset: the reset link is mailed to the account's address;
  * 4. emits `auth:secured` (logged and audited).
  * It only ever locks the account down, so acting on a GET is safe: a mail scanner that follows
@@ -30,10 +31,10 @@ export async function secureAccount(ctx: HttpContext, token: unknown): Promise<S
     await manager.userTokens.revokeAll(userId, 'secure')
     return { status: 'invalid' }
   }
-  await manager.revoker.revokeAll(user.getKey())
-  // Every mailed link of the account, pending e-mail changes included: whoever took the account
-  // may have asked to move it to their own address.
-  await manager.userTokens.revokeAll(user.getKey())
+  // Every kind the inventory ends on "This wasn't me": logins, tokens, device cookies, trusted
+  // browsers, every mailed link and pending e-mail change (whoever took the account may have asked
+  // to move it to their own address).
+  await manager.inventory.revokeAll(user.getKey(), { reason: 'secure' })
   const column: string = manager.model.authColumn ?? 'email'
   // The reset e-mail is sent in the background by the broker; the token write is awaited.
   await manager.broker.request(user[column])

@@ -114,7 +114,7 @@ export abstract class BaseGuard<User extends AuthUser = AuthUser> implements Gua
     // A registered step (a second factor) may hold the login back by throwing.
     await this.deps.challenge?.(this.ctx, this.name, result.user)
     // Read before login(): the request's own cookies tell whether this browser knew the account.
-    const knownDevice = this.knownDevice(result.user.getKey())
+    const knownDevice = await this.knownDevice(result.user.getKey())
     await this.login(result.user)
     const base = eventBase(this.ctx, this.name, result.user)
     events.emit('auth:login_succeeded', knownDevice === undefined ? base : { ...base, knownDevice })
@@ -126,7 +126,7 @@ export abstract class BaseGuard<User extends AuthUser = AuthUser> implements Gua
    * guard's device cookie); undefined for guards without devices. Sent as `knownDevice` on
    * `auth:login_succeeded` (the "new device" security e-mail).
    */
-  protected knownDevice(_accountId: unknown): boolean | undefined {
+  protected knownDevice(_accountId: unknown): boolean | undefined | Promise<boolean | undefined> {
     return undefined
   }
 
@@ -134,7 +134,7 @@ export abstract class BaseGuard<User extends AuthUser = AuthUser> implements Gua
    * The device id of this request's device cookie when it names `accountId`, else null. Only the
    * web guard has devices; their attempts are counted on their own key, not the account's.
    */
-  protected deviceFor(_accountId: unknown): string | null {
+  protected deviceFor(_accountId: unknown): string | null | Promise<string | null> {
     return null
   }
 

@@ -35,7 +35,7 @@ import { eventBase } from '../events.js'
 import { clientKey } from '../throttle/client-key.js'
 import { formatWhen } from '../accounts/device-forms.js'
 import { PASSWORD_CONFIRMED_AT } from '../middleware/password-confirm-middleware.js'
-import { DEVICE_COOKIE, parseDeviceCookie, WebGuard } from '../guards/web/guard.js'
+import { knownDeviceOf, WebGuard } from '../guards/web/guard.js'
 import { MFA_INTENDED, stepUpIfEnrolled } from '../middleware/mfa-middleware.js'
 import { requireRecentSecondFactor } from '../middleware/mfa-recent-middleware.js'
 import { refuseUnverified } from '../middleware/verified-middleware.js'
@@ -268,7 +268,7 @@ export const PasskeyForms = {
       const pending = takePendingLogin(ctx)
       target ??= sameSitePath(pending?.next)
       // Read before login(): whether this browser has logged into the account before.
-      const knownDevice = parseDeviceCookie(request.cookie(DEVICE_COOKIE))?.account === String(owner.getKey())
+      const knownDevice = (await knownDeviceOf(ctx, manager.deviceRevocations, owner.getKey())) !== null
       await ctx.auth.login(owner)
       if (pending?.remember === true && String(pending.userId) === String(owner.getKey())) {
         const guard = ctx.auth.resolve()

@@ -23,7 +23,7 @@ import { db } from '../../database/database-manager.js'
 import { eventBase } from '../events.js'
 import { AUTH_MESSAGES } from '../messages.js'
 import type { AuthUser } from '../types.js'
-import { WebGuard, DEVICE_COOKIE, parseDeviceCookie } from '../guards/web/guard.js'
+import { WebGuard, DEVICE_COOKIE, knownDeviceOf, parseDeviceCookie } from '../guards/web/guard.js'
 import { PASSWORD_CONFIRMED_AT } from '../middleware/password-confirm-middleware.js'
 import { MFA_INTENDED } from '../middleware/mfa-middleware.js'
 import { ModelUserProvider } from '../user-providers/model-user-provider.js'
@@ -98,7 +98,7 @@ async function totpOn(ctx: HttpContext, userId: unknown): Promise<boolean> {
 /** How many passkeys the user has, when the `passkeys` feature is on and its table exists. */
 async function passkeyCount(ctx: HttpContext, userId: unknown): Promise<number> {
   const manager = ctx.auth.manager
-  if (!manager.resolved.features.has('passkeys') || !(await manager.revoker.hasTable('passkeys'))) return 0
+  if (!manager.resolved.features.has('passkeys') || !(await manager.inventory.hasTable('passkeys'))) return 0
   const row = await db()('passkeys').where('user_id', userId as string | number).count({ n: '*' }).first()
   return Number(row?.n ?? 0)
 }
@@ -202,7 +202,7 @@ export const TwoFactorChallengeForms = {
       services(ctx).pending.forget(ctx)
       const guard = ctx.auth.resolve(login.guard)
       // Read before login(): whether this browser knew the account (the "new device" e-mail).
-      const knownDevice = parseDeviceCookie(request.cookie(DEVICE_COOKIE))?.account === String(userId)
+      const knownDevice = (await knownDeviceOf(ctx, manager.deviceRevocations, userId)) !== null
       await guard.login(user)
       // The password was typed when the pending login started: that is when it was confirmed.
       ctx.session.put(PASSWORD_CONFIRMED_AT, login.createdAt)

@@ -24,7 +24,7 @@ export async function installTwoFactor(app: Application, _config: ResolvedAuthCo
       },
       encrypter: app.make('encrypter'),
       trustedDevices: {
-        available: () => manager().revoker.hasTable('user_tokens'),
+        available: () => manager().inventory.hasTable('user_tokens'),
         forget: (userId, trx) => manager().userTokens.revokeAll(userId, TRUST_PURPOSE, trx),
       },
       log: app.log,

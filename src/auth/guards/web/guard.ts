@@ -36,10 +36,11 @@ import { randomToken } from '../../../support/random-token.js'
 import { sha256Hex } from '../../tokens/index.js'
 import { CONFIRM_INTENDED, markPasswordConfirmed, PASSWORD_CONFIRMED_AT } from '../../middleware/password-confirm-middleware.js'
 import { AUTH_COOKIE, REMEMBER_COOKIE, type WebGuardDependencies } from './types.js'
+import type { DeviceRevocations } from '../../inventory/device-cookies.js'
 import { AMR_SESSION_KEY, MFA_INTENDED, SECOND_FACTOR_AT } from '../../two-factor/amr.js'
 import { NEW_CODES_KEY, TOTP_PENDING_KEY } from '../../two-factor/pending-secret.js'
 
-/** The known-device cookie: `<random device id>.<base64url of the account's primary key>`, signed. */
+/** The known-device cookie: `<random device id>.<base64url of the account's primary key>.<issued at, epoch seconds>`, signed. */
 export const DEVICE_COOKIE = 'trowel_device'
 /** Session key: SHA-256 of the token of the login whose state the session holds. */
 export const LOGIN_BINDING_KEY = 'auth.login'
@@ -48,12 +49,27 @@ const LOGIN_BOUND_KEYS = [AMR_SESSION_KEY, PASSWORD_CONFIRMED_AT, CONFIRM_INTEND
 /** One year, in seconds. */
 const DEVICE_COOKIE_MAX_AGE = 365 * 24 * 60 * 60
 
-/** The device id and account of a verified device cookie value, or null. */
-export function parseDeviceCookie(value: string | undefined): { device: string; account: string } | null {
+/**
+ * The device id, account and issue time (epoch seconds; 0 for a cookie written before cookies
+ * carried it) of a verified device cookie value, or null.
+ */
+export function parseDeviceCookie(value: string | undefined): { device: string; account: string; issuedAt: number } | null {
   if (!value) return null
-  const dot = value.indexOf('.')
-  if (dot < 1 || dot === value.length - 1) return null
-  return { device: value.slice(0, dot), account: Buffer.from(value.slice(dot + 1), 'base64url').toString('utf8') }
+  const [device, account, issued, ...rest] = value.split('.')
+  if (!device || !account || rest.length > 0 || (issued !== undefined && !/^[0-9]{1,12}$/.test(issued))) return null
+  return { device, account: Buffer.from(account, 'base64url').toString('utf8'), issuedAt: issued === undefined ? 0 : Number(issued) }
+}
+
+/**
+ * The device id of this request's `trowel_device` cookie when it names `accountId` and was issued
+ * after the account's device cookies were last revoked ("This wasn't me", a password reset), else
+ * null: a revoked cookie is a new device again (the account's budget, the new-device notice).
+ */
+export async function knownDeviceOf(ctx: HttpContext, devices: DeviceRevocations | undefined, accountId: unknown): Promise<string | null> {
+  const cookie = parseDeviceCookie(ctx.request.cookie(DEVICE_COOKIE))
+  if (cookie === null || cookie.account !== String(accountId)) return null
+  if (devices && !(await devices.isCurrent(accountId, cookie.issuedAt))) return null
+  return cookie.device
 }
 
 export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> {
@@ -206,20 +222,20 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     for (const key of LOGIN_BOUND_KEYS) if (session.has(key)) session.forget(key)
   }
 
-  protected override knownDevice(accountId: unknown): boolean {
-    return this.deviceFor(accountId) !== null
+  protected override async knownDevice(accountId: unknown): Promise<boolean> {
+    return (await this.deviceFor(accountId)) !== null
   }
 
-  protected override deviceFor(accountId: unknown): string | null {
-    const cookie = parseDeviceCookie(this.ctx.request.cookie(DEVICE_COOKIE))
-    return cookie !== null && cookie.account === String(accountId) ? cookie.device : null
+  protected override deviceFor(accountId: unknown): Promise<string | null> {
+    return knownDeviceOf(this.ctx, this.#deps.devices, accountId)
   }
 
   #rememberDevice(user: User): void {
     // The same device id for every account this browser logs into (and for both calls of one login).
     const device = (this.#deviceId ??= parseDeviceCookie(this.ctx.request.cookie(DEVICE_COOKIE))?.device ?? randomToken(16))
     const account = Buffer.from(String(user.getKey()), 'utf8').toString('base64url')
-    this.ctx.response.cookie(DEVICE_COOKIE, `${device}.${account}`, { maxAge: DEVICE_COOKIE_MAX_AGE })
+    const issuedAt = Math.floor(Date.now() / 1000)
+    this.ctx.response.cookie(DEVICE_COOKIE, `${device}.${account}.${issuedAt}`, { maxAge: DEVICE_COOKIE_MAX_AGE })
   }
 
   async login(user: User): Promise<void> {

@@ -6,6 +6,7 @@ import type { GuardDependencies } from '../base-guard.js'
 import type { AuthUser } from '../../types.js'
 import type { LoginTokenRepository } from './login-token-repository.js'
 import type { RememberTokenRepository } from './remember-token-repository.js'
+import type { DeviceRevocations } from '../../inventory/device-cookies.js'
 
 /** The login cookie: a signed, HttpOnly, SameSite=Lax session cookie holding an opaque token. */
 export const AUTH_COOKIE = 'trowel_auth'
@@ -18,4 +19,6 @@ export interface WebGuardDependencies<User extends AuthUser> extends GuardDepend
   tokens: LoginTokenRepository
   /** "Remember me" series (`remember_tokens`); absent or null when the `remember_me` feature is off. */
   remember?: RememberTokenRepository | null
+  /** When each user's device cookies were revoked; absent: a valid cookie is always a known device. */
+  devices?: DeviceRevocations
 }

@@ -1,0 +1,103 @@
+/**
+ * @module auth/inventory/account-kinds
+ * The account features' kinds, all in `user_tokens` (and the password reset table):
+ * - `email_changes`: pending e-mail verification and change links (purposes in
+ *   `EMAIL_CHANGE_PURPOSES`): every revocation ends them, so an intruder's pending move of the
+ *   account to their address dies with the recovery, a password change or "log out other devices".
+ * - `mailed_links`: every other single-use link or code mailed to the user ("This wasn't me" links,
+ *   password reset links, and any purpose a feature adds), ended by "This wasn't me" and deletion.
+ * Marks that are not mailed (trusted browsers, the device-cookie revocation time) belong to their
+ * own kinds and are left alone here.
+ */
+import type { Knex } from 'knex'
+import { ALL_REASONS, storedDate, type AuthInventory, type InventoryItem, type InventoryKind, type RevocationReason } from './index.js'
+import { TRUST_PURPOSE } from './web-kinds.js'
+import { DEVICES_REVOKED_PURPOSE } from './device-cookies.js'
+
+const TABLE = 'user_tokens'
+/** `user_tokens.purpose` of links that verify an address (the account's own, or one it moves to). */
+export const EMAIL_CHANGE_PURPOSES: readonly string[] = ['verify_email', 'email_change']
+/** `user_tokens.purpose` of rows other kinds own (not mailed links). */
+const NOT_MAILED: readonly string[] = [TRUST_PURPOSE, DEVICES_REVOKED_PURPOSE, ...EMAIL_CHANGE_PURPOSES]
+const ROW_ID = /^[1-9][0-9]{0,14}$/
+const MAILED_ENDS_ON: ReadonlySet<RevocationReason> = new Set<RevocationReason>(['secure', 'delete'])
+
+type Db = Knex | Knex.Transaction
+
+/** Where the auth model's users live, and the column holding their address. */
+export interface UsersTable {
+  table: string
+  key: string
+  email: string
+}
+
+/** Pending e-mail changes (and verification links). */
+export function emailChangesKind(inventory: AuthInventory): InventoryKind {
+  const has = (db: Db) => inventory.hasTable(TABLE, db)
+  const rows = (userId: unknown, db: Db) => db(TABLE).where('user_id', userId as string | number).whereIn('purpose', EMAIL_CHANGE_PURPOSES)
+  return {
+    name: 'email_changes',
+    endsOn: ALL_REASONS,
+    tables: [TABLE],
+    async list(userId, db) {
+      if (!(await has(db))) return []
+      const found = await rows(userId, db).select('id', 'email', 'created_at')
+      return found.map((row): InventoryItem => ({ kind: 'email_changes', id: String(row.id), label: String(row.email ?? ''), createdAt: storedDate(row.created_at) }))
+    },
+    async revokeOne(userId, id, db) {
+      if (!ROW_ID.test(id) || !(await has(db))) return 0
+      return rows(userId, db).where('id', Number(id)).delete()
+    },
+    async revokeAll(userId, db) {
+      if (!(await has(db))) return 0
+      return rows(userId, db).delete()
+    },
+  }
+}
+
+/**
+ * Every other mailed link: `user_tokens` rows of any other purpose, and the user's password reset
+ * links (`resetTable`, keyed by address). A reset link's id is `reset` (a user has at most one).
+ */
+export function mailedLinksKind(inventory: AuthInventory, users: () => UsersTable, resetTable: string): InventoryKind {
+  const rows = (userId: unknown, db: Db) => db(TABLE).where('user_id', userId as string | number).whereNotIn('purpose', NOT_MAILED)
+  const addressOf = async (userId: unknown, db: Db): Promise<string | null> => {
+    const { table, key, email } = users()
+    const row = await db(table).where(key, userId as string | number).first(email)
+    const address = row?.[email]
+    return typeof address === 'string' && address !== '' ? address : null
+  }
+  /** The user's reset link rows' address, or null (no table, no address). A builder is not returned: awaiting it would run it. */
+  const resetAddress = async (userId: unknown, db: Db): Promise<string | null> => ((await inventory.hasTable(resetTable, db)) ? addressOf(userId, db) : null)
+  const deleteResets = async (userId: unknown, db: Db): Promise<number> => {
+    const address = await resetAddress(userId, db)
+    return address === null ? 0 : Number(await db(resetTable).where('email', address).delete())
+  }
+  return {
+    name: 'mailed_links',
+    endsOn: MAILED_ENDS_ON,
+    tables: [TABLE, resetTable],
+    async list(userId, db) {
+      const items: InventoryItem[] = []
+      if (await inventory.hasTable(TABLE, db)) {
+        const found = await rows(userId, db).select('id', 'purpose', 'created_at')
+        for (const row of found) items.push({ kind: 'mailed_links', id: String(row.id), label: String(row.purpose), createdAt: storedDate(row.created_at) })
+      }
+      const address = await resetAddress(userId, db)
+      const row = address === null ? undefined : await db(resetTable).where('email', address).first('created_at')
+      if (row) items.push({ kind: 'mailed_links', id: 'reset', label: 'password_reset', createdAt: storedDate(row.created_at) })
+      return items
+    },
+    async revokeOne(userId, id, db) {
+      if (id === 'reset') return deleteResets(userId, db)
+      if (!ROW_ID.test(id) || !(await inventory.hasTable(TABLE, db))) return 0
+      return rows(userId, db).where('id', Number(id)).delete()
+    },
+    async revokeAll(userId, db) {
+      let count = 0
+      if (await inventory.hasTable(TABLE, db)) count += Number(await rows(userId, db).delete())
+      count += await deleteResets(userId, db)
+      return count
+    },
+  }
+}
