@@ -158,13 +158,14 @@ function tokensPageRoute(route: RouteDefinition, name: string): RouteDefinition 
 /**
  * The personal access tokens page (see personal-tokens/token-forms). Creating one adds a way in:
  * a verified address first (so an unverified user is sent to verify, not asked for a password),
- * then a password typed within `password_timeout`.
+ * then a password typed within `password_timeout`, then (for a user who has one) a second factor
+ * given within that time (`mfa.recent`).
  */
 function tokensPage(options: ApiRoutesOptions): RouteDefinition[] {
   if (options.tokensPage === false) return []
   return [
     tokensPageRoute(Route.get('/account/tokens', PersonalTokenForms.index), 'account.tokens'),
-    tokensPageRoute(Route.post('/account/tokens', PersonalTokenForms.store), 'account.tokens.store').middleware([VerifiedAddressMiddleware, 'password.confirm']),
+    tokensPageRoute(Route.post('/account/tokens', PersonalTokenForms.store), 'account.tokens.store').middleware([VerifiedAddressMiddleware, 'password.confirm', 'mfa.recent']),
     tokensPageRoute(Route.post('/account/tokens/revoke-all', PersonalTokenForms.revokeAll), 'account.tokens.revoke_all'),
     tokensPageRoute(Route.post('/account/tokens/@id/revoke', PersonalTokenForms.revoke), 'account.tokens.revoke'),
   ]

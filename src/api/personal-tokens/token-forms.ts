@@ -29,7 +29,9 @@ import { normalizeAbilities, ALL_ABILITIES, ABILITY_PATTERN } from './abilities.
 import { normalizeName, PERSONAL_TOKENS_TABLE, type PersonalToken, type PersonalTokenRepository } from './repository.js'
 import { issuePersonalToken, personalEventDetail, PERSONAL_TOKENS_KIND } from './issue.js'
 import { DEFAULT_EXPIRY_DAYS, EXPIRY_CHOICES, formExpiryMinutes } from './token-expiry.js'
-import { needsVerification, unverifiedAnswer } from './verified-address.js'
+import { needsVerification } from './verified-address.js'
+import { refuseUnverified } from '../../auth/middleware/verified-middleware.js'
+import { requireRecentSecondFactor } from '../../auth/middleware/mfa-recent-middleware.js'
 
 /** Flash key of the new token's value (encrypted with APP_KEY). */
 const NEW_TOKEN_FLASH = 'personal_token.new'
@@ -136,7 +138,8 @@ export const PersonalTokenForms = {
   /** POST /account/tokens. */
   async store(ctx: HttpContext): Promise<unknown> {
     const user = await ctx.auth.authenticate()
-    const refused = unverifiedAnswer(ctx, user)
+    // The route's middleware ask for these first; checked here too, whatever an app's stacks do.
+    const refused = refuseUnverified(ctx, user) ?? (await requireRecentSecondFactor(ctx))
     if (refused !== undefined) return refused
     const { request } = ctx
     const errors: Record<string, string[]> = {}

@@ -6,28 +6,21 @@
  * token behind for when the owner claims the account). With the feature off, every user passes.
  * The token routes put `VerifiedAddressMiddleware` first after `auth`, so an unverified user is
  * sent to verify before being asked for a password or a second factor; the create handler checks
- * again (`unverifiedAnswer`), so the rule holds whatever an app does to the middleware stacks.
+ * again (`refuseUnverified`), so the rule holds whatever an app does to the middleware stacks.
  */
 import { Middleware } from '../../http/middleware.js'
 import type { HttpContext } from '../../http/context.js'
-import { EmailNotVerifiedError } from '../../auth/errors.js'
 import { isVerified } from '../../auth/accounts/verification.js'
+import { refuseUnverified } from '../../auth/middleware/verified-middleware.js'
 
 /** Whether `user` must verify their address before adding a way in (the feature is on and it is not verified). */
 export function needsVerification(ctx: HttpContext, user: unknown): boolean {
   return ctx.auth.manager.resolved.features.has('email_verification') && !isVerified(user)
 }
 
-/** The refusal for an unverified user (a redirect for pages; JSON throws 403), or undefined to go on. */
-export function unverifiedAnswer(ctx: HttpContext, user: unknown): unknown {
-  if (!needsVerification(ctx, user)) return undefined
-  if (ctx.route?.json || ctx.request.wantsJson()) throw new EmailNotVerifiedError()
-  return ctx.response.redirect('/email/verify')
-}
-
 /** Route middleware: an unverified user (with `email_verification` on) goes no further. Put it after `auth`. */
 export class VerifiedAddressMiddleware extends Middleware {
   async before(ctx: HttpContext): Promise<unknown> {
-    return unverifiedAnswer(ctx, await ctx.auth.authenticate())
+    return refuseUnverified(ctx, await ctx.auth.authenticate())
   }
 }
