@@ -10,7 +10,7 @@ import { validate } from '../validation/index.js'
 import { UniqueConstraintError } from '../database/errors.js'
 import { db } from '../database/database-manager.js'
 import { formatMessage } from '../validation/messages.js'
-import { InvalidCredentialsError } from './errors.js'
+import { InvalidCredentialsError, PasswordResetRequiredError } from './errors.js'
 import { AUTH_MESSAGES } from './messages.js'
 import { clientKey } from './throttle/client-key.js'
 import { sendVerificationAfterRegistration } from './accounts/email-verification.js'
@@ -110,6 +110,11 @@ export const AuthForms = {
         ctx.app.make('auth.two_factor_challenge').pending.amend(ctx, { remember, next })
         if (request.wantsJson()) throw error
         return response.redirect('/two-factor-challenge')
+      }
+      if (error instanceof PasswordResetRequiredError && !request.wantsJson()) {
+        session.flash('error', AUTH_MESSAGES.passwordResetRequired)
+        session.flashInput({ email: text(email) })
+        return response.redirect(back)
       }
       if (error instanceof TooManyRequestsError && !request.wantsJson()) {
         session.flash('error', AUTH_MESSAGES.throttled(error.retryAfter))

@@ -63,8 +63,10 @@ export function authRoutes(options: { features?: Iterable<AuthFeature> } = {}): 
       Route.post('/account/devices/@id/revoke', 'auth/DevicesController@revoke').name('account.devices.revoke').middleware(['auth']),
       Route.get('/account/activity', 'auth/ActivityController@index').name('account.activity').middleware(['auth']),
       Route.post('/account/delete', 'auth/AccountController@destroy').name('account.delete').middleware(['auth', 'password.confirm']),
-      // One click from a security e-mail; it only ever locks the account down (see docs/accounts.md).
+      // "This wasn't me" from a security e-mail: GET (and HEAD) show a page, its button POSTs.
       Route.get('/account/secure/@token', 'auth/SecureAccountController@secure').name('account.secure'),
+      Route.post('/account/secure/@token', 'auth/SecureAccountController@secure').name('account.secure.confirm'),
+      Route.get('/account/secured', 'auth/SecureAccountController@secured').name('account.secured'),
     )
   }
   if (on.has('two_factor')) {

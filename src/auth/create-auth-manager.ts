@@ -14,6 +14,7 @@ import { RememberTokenRepository } from './guards/web/remember-token-repository.
 import { PasswordBroker } from './password-broker.js'
 import { Registrar } from './registrar.js'
 import { UserTokens } from './accounts/user-tokens.js'
+import { liftPasswordLock } from './accounts/password-lock.js'
 import { AuthInventory } from './inventory/index.js'
 import { registerAuthKinds } from './inventory/auth-kinds.js'
 import { AuthManager } from './auth-manager.js'
@@ -48,6 +49,10 @@ export function createAuthManager(app: Application): AuthManager {
     hash: (password) => hasher.hash(password),
     revokeAllLogins: async (userId, trx) => {
       await inventory.revokeAll(userId, { reason: 'password_reset', trx })
+    },
+    // A new password: the lock of "This wasn't me" is lifted.
+    onReset: async (userId, trx) => {
+      if (resolved.model) await liftPasswordLock(resolved.model, userId, trx)
     },
     send: async (user, url, expiresIn) => {
       const MailableClass = app.make('auth.reset_mailable')

@@ -16,6 +16,16 @@ export class InvalidCredentialsError extends UnauthorizedError {
   }
 }
 
+/**
+ * A correct password that stopped working: the owner used "This wasn't me", and the password
+ * works again only once the reset link mailed then (or a new one) has set a new password.
+ */
+export class PasswordResetRequiredError extends UnauthorizedError {
+  constructor(message = 'This password no longer works: use the password reset link we e-mailed to the account to choose a new one.') {
+    super(message, { code: 'E_PASSWORD_RESET_REQUIRED' })
+  }
+}
+
 /** A mistake in `config/auth.ts` or in how auth is used (an unknown guard, a missing model). */
 export class AuthConfigError extends FrameworkError {
   constructor(message: string) {

@@ -22,6 +22,8 @@ export interface PasswordBrokerOptions {
   appUrl: string
   hash: (password: string) => Promise<string>
   revokeAllLogins: (userId: unknown, trx: Knex.Transaction) => Promise<void>
+  /** Also run in the reset's transaction, after the password is set (lifts the "This wasn't me" lock). */
+  onReset?: (userId: unknown, trx: Knex.Transaction) => Promise<void>
   send: (user: any, url: string, expiresInMinutes: number | null) => Promise<void>
   onSendError: (error: unknown, user: any) => void
 }
@@ -72,19 +74,46 @@ export class PasswordBroker {
   }
 
   async #issue(user: any, email: unknown, column: string): Promise<ResetRequested | null> {
-    const token = randomToken(32)
     // An unknown address runs the same transaction (its delete matches nothing), so even a caller
     // that awaits request() cannot tell from its duration whether the address exists.
     const address = user ? user[column] : typeof email === 'string' ? email.trim().slice(0, 320).replaceAll('\u0000', '') : ''
-    const expiresAt = this.#o.expiration === null ? null : new Date(Date.now() + Math.round(this.#o.expiration * 60_000))
+    let send: (() => void) | null = null
+    let token = ''
     await this.#o.db().transaction(async (trx) => {
-      await trx(this.#o.table).where('email', address).delete()
-      if (user) await trx(this.#o.table).insert({ email: address, token: sha256Hex(token), expires_at: expiresAt, created_at: new Date() })
+      const issued = await this.#write(trx, user, address, user ? user[column] : '')
+      token = issued.token
+      send = issued.send
     })
     if (!user) return null
-    const url = `${this.#o.appUrl.replace(/\/+$/, '')}/change_password/${token}`
-    this.#o.send(user, url, this.#o.expiration).catch((error) => this.#o.onSendError(error, user))
+    send!()
     return { user, token }
+  }
+
+  /**
+   * A reset link for `user` written in the caller's transaction `trx`, mailed to `to` (the
+   * account's address unless given) by the returned `send()`, to call once `trx` has committed.
+   * The row is keyed by the account's current address (that is how `reset()` finds the account),
+   * whatever address the mail goes to: "This wasn't me" mails it to the address the notice went to.
+   */
+  async issueFor(user: any, trx: Knex.Transaction, options: { to?: string } = {}): Promise<{ token: string; send: () => void }> {
+    const column = this.#o.model.authColumn ?? 'email'
+    return this.#write(trx, user, user[column], options.to ?? user[column])
+  }
+
+  async #write(trx: Knex.Transaction, user: any, address: string, to: string): Promise<{ token: string; send: () => void }> {
+    const token = randomToken(32)
+    const expiresAt = this.#o.expiration === null ? null : new Date(Date.now() + Math.round(this.#o.expiration * 60_000))
+    await trx(this.#o.table).where('email', address).delete()
+    if (user) await trx(this.#o.table).insert({ email: address, token: sha256Hex(token), expires_at: expiresAt, created_at: new Date() })
+    const url = `${this.#o.appUrl.replace(/\/+$/, '')}/change_password/${token}`
+    const column = this.#o.model.authColumn ?? 'email'
+    // The mail names the address it goes to; the account itself is not changed.
+    const recipient = user && to !== user[column] ? mailUser(user, column, to) : user
+    const send = () => {
+      if (!user) return
+      this.#o.send(recipient, url, this.#o.expiration).catch((error) => this.#o.onSendError(error, user))
+    }
+    return { token, send }
   }
 
   /** `request()`, answering only the token (or null). */
@@ -118,6 +147,7 @@ export class PasswordBroker {
       if (typeof tokenColumn === 'string') changes[tokenColumn] = null
       await trx(this.#o.model.getTable()).where(this.#o.model.getPrimaryKey(), user.getKey()).update(changes)
       await this.#o.revokeAllLogins(user.getKey(), trx)
+      await this.#o.onReset?.(user.getKey(), trx)
       return changes
     })
     if (!changed) return null
@@ -151,4 +181,9 @@ function isLive(row: { expires_at?: unknown }): boolean {
   if (row.expires_at === null || row.expires_at === undefined) return true
   const expires = new Date(row.expires_at as string | number | Date).getTime()
   return Number.isFinite(expires) && expires > Date.now()
+}
+
+/** The user as a reset mail sees it, with `to` as its address (the mailable reads `user.email`). */
+function mailUser(user: any, column: string, to: string): any {
+  return { name: user.name, [column]: to, email: to, getKey: () => user.getKey() }
 }

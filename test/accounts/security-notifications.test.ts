@@ -8,11 +8,13 @@
  * - A password reset, a password change (account page), an e-mail change (to the former
  *   address, once the new one is verified) and an account locked by failed logins each mail a notice.
  * - The link `<APP_URL>/account/secure/<token>`: stored hashed, valid 7 days; several notices'
- *   links all work until one is used. Opening one (no login needed) ends every login of the user
- *   (two logged-in browsers are sent to /login, the API token can no longer be reissued), logs the
- *   opening browser out, mails a reset link, writes auth:secured, and answers 200 with
- *   Referrer-Policy: no-referrer and Cache-Control: no-store. A used, unknown or expired link
- *   answers 404 and changes nothing; 20 simultaneous requests with one link: exactly one secures.
+ *   links all work until one is used. Opening it (GET) shows a page with a button and changes
+ *   nothing; the button's POST (no login needed) ends every login of the user (two logged-in
+ *   browsers are sent to /login, the API token can no longer be reissued), logs the posting
+ *   browser out, mails a reset link, writes auth:secured, and answers 303 to /account/secured,
+ *   with Referrer-Policy: no-referrer and Cache-Control: no-store. A used, unknown or expired link
+ *   answers 404 and changes nothing; 20 simultaneous POSTs of one link: exactly one secures.
+ *   (test/accounts/secure-account.test.ts covers the rest of "This wasn't me".)
  * - Each switch off sends nothing for its events (and only for them); an app whose config has no
  *   `notifications` key sends none.
  */
@@ -96,6 +98,13 @@ describe('security notifications and the "This wasn\'t me" link', () => {
   async function assertNoMail(to: string, subject: string, before = 0): Promise<void> {
     await sleep(1200)
     assert.equal(mailsTo(to, subject).length, before, `unexpected "${subject}" mail to ${to}`)
+  }
+
+  /** Opens a "This wasn't me" link (GET: its page and CSRF field) and presses its button (POST). */
+  async function pressSecure(token: string, client = new Client(server.url)) {
+    const page = await client.get(`/account/secure/${token}`)
+    if (page.status !== 200) return page
+    return client.post(`/account/secure/${token}`, { __token: client.csrf() })
   }
 
   const secureTokenOf = (m: ReceivedMail) => {
@@ -250,8 +259,8 @@ describe('security notifications and the "This wasn\'t me" link', () => {
       assert.ok(changeToken)
       // The owner's notice at the old address carries "This wasn't me".
       const [notice] = await waitForMails(from, 'Your e-mail address is being changed')
-      const secured = await new Client(server.url).get(`/account/secure/${secureTokenOf(notice!)}`)
-      assert.equal(secured.status, 200)
+      const secured = await pressSecure(secureTokenOf(notice!))
+      assert.equal(secured.status, 303)
       await new Client(server.url).get(`/email/verify/${changeToken}`)
       const row = await db('users').where('id', await userId(from)).first()
       assert.equal(row.email, from, 'the address did not move')
@@ -279,12 +288,19 @@ describe('security notifications and the "This wasn\'t me" link', () => {
       const opener = await login(email)
       const resetsBefore = mailsTo(email, 'Reset your password').length
 
-      const r = await opener.get(`/account/secure/${token}`)
-      assert.equal(r.status, 200)
-      assert.ok(r.text.includes(SECURED), r.text)
+      const page = await opener.get(`/account/secure/${token}`)
+      assert.equal(page.status, 200)
+      assert.equal(page.headers.get('referrer-policy'), 'no-referrer')
+      assert.ok(await loggedIn(opener), 'opening the link changes nothing')
+      const r = await opener.post(`/account/secure/${token}`, { __token: opener.csrf() })
+      assert.equal(r.status, 303)
+      assert.equal(r.location, '/account/secured')
       assert.equal(r.headers.get('referrer-policy'), 'no-referrer')
       assert.equal(r.headers.get('cache-control'), 'no-store')
       assert.ok(r.setCookies.some((c) => /^trowel_auth=;|^trowel_auth=.*Max-Age=0/i.test(c)), `the login cookie is cleared: ${r.setCookies.join(' | ')}`)
+      const done = await opener.get('/account/secured')
+      assert.equal(done.status, 200)
+      assert.ok(done.text.includes(SECURED), done.text)
 
       assert.equal(await loggedIn(owner), false, 'the owner\'s browser is logged out')
       assert.equal(await loggedIn(intruder), false, 'the other browser is logged out')
@@ -297,11 +313,12 @@ describe('security notifications and the "This wasn\'t me" link', () => {
       assert.equal((await db('user_tokens').where({ user_id: id, purpose: 'secure' })).length, 0)
 
       // Used: 404, and nothing happens again.
-      const again = await login(email)
       const second = await new Client(server.url).get(`/account/secure/${token}`)
       assert.equal(second.status, 404)
       assert.ok(second.text.includes(INVALID))
-      assert.ok(await loggedIn(again), 'a used link changes nothing')
+      const replayClient = new Client(server.url)
+      await replayClient.get('/login')
+      assert.equal((await replayClient.post(`/account/secure/${token}`, { __token: replayClient.csrf() })).status, 404)
       await sleep(800)
       assert.equal(mailsTo(email, 'Reset your password').length, resetsBefore + 1, 'no second reset mail')
       assert.equal(await events('auth:secured', id), 1)
@@ -314,7 +331,8 @@ describe('security notifications and the "This wasn\'t me" link', () => {
       const second = secureTokenOf(mails[1]!)
       assert.notEqual(first, second)
       assert.equal((await db('user_tokens').where({ user_id: id, purpose: 'secure' })).length, 2)
-      assert.equal((await new Client(server.url).get(`/account/secure/${second}`)).status, 200)
+      assert.equal((await new Client(server.url).get(`/account/secure/${first}`)).status, 200, 'both links show their page')
+      assert.equal((await pressSecure(second)).status, 303)
       assert.equal((await new Client(server.url).get(`/account/secure/${first}`)).status, 404, 'one use locks the account down; the other links are gone')
     })
 
@@ -325,6 +343,9 @@ describe('security notifications and the "This wasn\'t me" link', () => {
       assert.equal(r.status, 404)
       assert.ok(r.text.includes(INVALID))
       assert.equal(r.headers.get('referrer-policy'), 'no-referrer')
+      const poster = new Client(server.url)
+      await poster.get('/login')
+      assert.equal((await poster.post(`/account/secure/${token}`, { __token: poster.csrf() })).status, 404)
       assert.ok(await loggedIn(owner))
       await sleep(300)
       assert.equal(await events('auth:secured', id), 0)
@@ -337,12 +358,19 @@ describe('security notifications and the "This wasn\'t me" link', () => {
       }
     })
 
-    it('20 simultaneous requests with one link: exactly one secures the account', async () => {
+    it('20 simultaneous POSTs of one link: exactly one secures the account', async () => {
       const { email, id, owner, token } = await noticed('race')
       const resetsBefore = mailsTo(email, 'Reset your password').length
-      const results = await Promise.all(Array.from({ length: 20 }, () => new Client(server.url).get(`/account/secure/${token}`)))
+      const clients = await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const client = new Client(server.url)
+          assert.equal((await client.get(`/account/secure/${token}`)).status, 200)
+          return client
+        }),
+      )
+      const results = await Promise.all(clients.map((client) => client.post(`/account/secure/${token}`, { __token: client.csrf() })))
       const statuses = results.map((r) => r.status).sort()
-      assert.deepEqual(statuses, [200, ...Array(19).fill(404)])
+      assert.deepEqual(statuses, [303, ...Array(19).fill(404)])
       assert.equal(await loggedIn(owner), false)
       await waitForMails(email, 'Reset your password', resetsBefore + 1)
       await waitForEvents('auth:secured', id, 1)

@@ -3,9 +3,9 @@
  * checksum; stored as SHA-256 only; accepted by the `api` stack as Bearer tokens; `ability:`
  * middleware (403 insufficient_scope); expiry; the /account/tokens page (create shown once, list,
  * revoke with CSRF, only one's own tokens); last_used_at written at most once a minute under
- * concurrency; `craft token:create`; audited without the secret. (Who may create one, the
- * notice, the default lifetime, revoke-all and what survives a password change or reset:
- * personal-token-safety.test.ts.)
+ * concurrency; `craft token:create`; kept by a password change, "log out other devices" and a
+ * reset, ended by deleting the account; audited without the secret. (Who may create one, the
+ * notice, the default lifetime and revoke-all: personal-token-safety.test.ts.)
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -300,6 +300,42 @@ describe('personal access tokens', () => {
     assert.ok(!server.output().includes(token.slice(-46, -6)), 'no token value in the server log')
   })
 
+  it('personal tokens are for scripts: a password change, "log out other devices" and a password reset keep them; deleting the account ends them', async () => {
+    const token = craftToken(BOB, '--name', 'bob ci')
+    assert.equal((await api(token)).status, 200)
+    const changed = await bob.submit('/account', '/account/password', { current_password: PASSWORD, password: 'another long passphrase 42', password_confirmation: 'another long passphrase 42' })
+    assert.equal(changed.status, 302, changed.text)
+    assert.equal((await api(token)).status, 200, 'kept: the user, logged in, changed the password')
+    const others = await bob.submit('/account/devices', '/account/devices/revoke-others', {})
+    assert.equal(others.status, 302, others.text)
+    assert.equal((await api(token)).status, 200, 'kept by "log out other devices"')
+    const before = app.exists('storage/logs/mail.log') ? app.read('storage/logs/mail.log').length : 0
+    await new Client(server.url).submit('/password_reset', '/password_reset', { email: BOB })
+    let link = ''
+    for (let i = 0; i < 50 && !link; i++) {
+      const log = app.exists('storage/logs/mail.log') ? app.read('storage/logs/mail.log').slice(before) : ''
+      link = /\/change_password\/([A-Za-z0-9_-]{43})/.exec(log)?.[1] ?? ''
+      if (!link) await new Promise((r) => setTimeout(r, 100))
+    }
+    assert.ok(link, 'reset mail sent')
+    const NEW = 'a third long passphrase 7'
+    const reset = await new Client(server.url).submit(`/change_password/${link}`, `/change_password/${link}`, { password: NEW, password_confirmation: NEW })
+    assert.equal(reset.status, 302, reset.text)
+    assert.equal((await api(token)).status, 200, 'kept by a password reset (JWTs and web logins end, scripts keep working)')
+    assert.equal((await bob.get('/account')).status, 302, 'the reset ended the web login')
+    const bobId = (await db('users').where('email', BOB).first()).id
+    assert.equal((await db('personal_access_tokens').where('user_id', bobId)).length, 1)
+
+    // Deleting the account ends them with it.
+    const again = new Client(server.url)
+    const login = await again.submit('/login', '/login', { email: BOB, password: NEW })
+    assert.equal(login.status, 302, login.text)
+    const deleted = await again.submit('/account', '/account/delete', {})
+    assert.equal(deleted.status, 302, deleted.text)
+    assert.equal(deleted.location, '/')
+    assert.equal((await api(token)).status, 401, 'refused once the account is deleted')
+    assert.equal((await db('personal_access_tokens').where('user_id', bobId)).length, 0)
+  })
 })
 
 /** A trigger counting the UPDATEs that change `last_used_at` of token `id` (per database). */

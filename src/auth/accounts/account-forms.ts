@@ -18,6 +18,7 @@ import { AUTH_COOKIE, REMEMBER_COOKIE } from '../guards/web/types.js'
 import { markPasswordConfirmed } from '../middleware/password-confirm-middleware.js'
 import { isVerified } from './verification.js'
 import { currentLoginHash } from './device-forms.js'
+import { liftPasswordLock } from './password-lock.js'
 
 export const ACCOUNT_MESSAGES = {
   profileSaved: 'Profile saved.',
@@ -123,6 +124,8 @@ export const AccountForms = {
     await db().transaction(async (trx) => {
       user.forceFill({ [passwordColumn]: hash })
       await user.save({ client: trx })
+      // A new password: the lock of "This wasn't me" (on the old one) is lifted.
+      await liftPasswordLock(manager.model, user.getKey(), trx)
       await manager.inventory.revokeAll(user.getKey(), { reason: 'password_change', trx, keepLoginHash })
     })
     if (ctx.hasSession) {

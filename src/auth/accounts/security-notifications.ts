@@ -47,6 +47,9 @@ interface NoticePayload {
   retryAfter?: number
   /** The personal access token's name (`auth:token_created`). */
   name?: string
+  /** The way in the event reports as added (contract of the inventory: its kind and id). */
+  item?: { kind: string; id: unknown } | null
+  passkeyId?: unknown
 }
 
 interface NoticeRule {
@@ -107,13 +110,32 @@ export function appUrl(app: Application): string {
   return String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://127.0.0.1:8000').replace(/\/+$/, '')
 }
 
+/** What a "This wasn't me" link records beside its hashed token (`user_tokens.email` and `details`). */
+export interface SecureLinkReport {
+  /** The address the notice was sent to: the reset goes there, and the account goes back to it. */
+  email: string | null
+  /** When the reported event happened: ways in created at or after it (to the second) are removed. */
+  at: Date
+  /** The way in the event added (a passkey, the TOTP enrolment, a token), removed too. */
+  item?: { kind: string; id: string } | null
+}
+
 /**
  * A new "This wasn't me" link for the user: `<APP_URL>/account/secure/<token>`. Earlier links
  * stay valid (each notice's link works) until one of them is used.
  */
-export async function createSecureLink(app: Application, userId: unknown): Promise<string> {
-  const token = await app.make('auth.manager').userTokens.create(userId, 'secure', { minutes: SECURE_LINK_MINUTES, replace: false })
+export async function createSecureLink(app: Application, userId: unknown, report?: SecureLinkReport): Promise<string> {
+  const details = report ? { at: report.at.toISOString(), item: report.item ?? null } : null
+  const token = await app.make('auth.manager').userTokens.create(userId, 'secure', { minutes: SECURE_LINK_MINUTES, replace: false, email: report?.email ?? null, details })
   return `${appUrl(app)}/account/secure/${token}`
+}
+
+/** The item an event reports as added: its own `item`, else what older payloads carry. */
+function reportedItem(name: string, event: NoticePayload, userId: unknown): SecureLinkReport['item'] {
+  if (event.item && typeof event.item.kind === 'string') return { kind: event.item.kind, id: String(event.item.id) }
+  if (name === 'auth:passkey_added' && event.passkeyId !== undefined && event.passkeyId !== null) return { kind: 'passkeys', id: String(event.passkeyId) }
+  if (name === 'auth:two_factor_enabled') return { kind: 'totp', id: String(userId) }
+  return null
 }
 
 function formatWhen(at: Date): string {
@@ -129,7 +151,7 @@ async function userOf(app: Application, event: NoticePayload): Promise<(AuthUser
 }
 
 /** Builds and sends one notice; throws on failure (the caller logs). */
-async function sendNotice(app: Application, kind: SecurityNoticeKind, event: NoticePayload): Promise<void> {
+async function sendNotice(app: Application, name: string, kind: SecurityNoticeKind, event: NoticePayload): Promise<void> {
   const user = await userOf(app, event)
   if (!user) return
   const column = app.make('auth.manager').model?.authColumn ?? 'email'
@@ -145,7 +167,7 @@ async function sendNotice(app: Application, kind: SecurityNoticeKind, event: Not
     when: formatWhen(at),
     ip: event.ip ?? null,
     browser: event.userAgent ? describeUserAgent(event.userAgent) : null,
-    secureUrl: await createSecureLink(app, user.getKey()),
+    secureUrl: await createSecureLink(app, user.getKey(), { email: address, at, item: reportedItem(name, event, user.getKey()) }),
     secureMinutes: SECURE_LINK_MINUTES,
     ...(kind === 'email_changed' && typeof event.to === 'string' ? { newEmail: event.to } : {}),
   }
@@ -164,7 +186,11 @@ export async function installSecurityNotifications(app: Application, config: Res
   const mod = file ? await importAppModule(file, 'app/mailables/SecurityNotice.ts') : {}
   app.bind('auth.security_notice_mailable', mod.SecurityNotice ?? mod.default ?? DefaultSecurityNotice)
   // Other mails (the e-mail change notice) put a "This wasn't me" link in with this.
-  app.bind('auth.secure_link', (_ctx: HttpContext, user: AuthUser) => createSecureLink(app, user.getKey()))
+  app.bind('auth.secure_link', (_ctx: HttpContext, user: AuthUser) => {
+    const column = app.make('auth.manager').model?.authColumn ?? 'email'
+    const address = (user as unknown as Record<string, unknown>)[column]
+    return createSecureLink(app, user.getKey(), { email: typeof address === 'string' ? address : null, at: new Date() })
+  })
   for (const [name, rule] of Object.entries(SECURITY_NOTICES)) {
     if (!config.notifications[rule.notification]) continue
     // Some names are declared by optional features only: listen by name.
@@ -173,7 +199,7 @@ export async function installSecurityNotifications(app: Application, config: Res
       if (rule.when && !rule.when(event)) return
       // After the emitter's turn: nothing here runs inside, or delays, the request.
       setImmediate(() => {
-        sendNotice(app, rule.kind, event).catch((error: unknown) => {
+        sendNotice(app, name, rule.kind, event).catch((error: unknown) => {
           app.log.error('auth.security_notice_failed', {
             kind: rule.kind,
             user_id: event.user?.getKey() ?? event.userId ?? null,

@@ -1,7 +1,8 @@
 /**
  * @module auth/accounts/user-tokens
  * The single-use links mailed to a user (`user_tokens`): e-mail verification (`verify_email`,
- * carrying the address being verified) and "This wasn't me" (`secure`). A token is 32 random
+ * carrying the address being verified) and "This wasn't me" (`secure`, carrying the address the
+ * notice went to and, in `details`, the event's time and the item it reported). A token is 32 random
  * bytes (base64url) that only the e-mail holds; the table keeps its SHA-256. `consume()` deletes
  * the row and only the request whose delete removed it gets it, so a link works exactly once
  * however many requests present it at the same moment, in however many processes.
@@ -17,6 +18,8 @@ export interface UserTokenRow {
   purpose: UserTokenPurpose
   email: string | null
   expires_at: Date
+  /** What the link was made for (JSON text; a "This wasn't me" link: `SecureLinkDetails`), or null. */
+  details?: string | null
 }
 
 const TABLE = 'user_tokens'
@@ -32,6 +35,7 @@ function plausible(token: unknown): token is string {
 
 export class UserTokens {
   readonly #db: () => Knex
+  #details: Promise<boolean> | undefined
 
   constructor(db: () => Knex) {
     this.#db = db
@@ -41,9 +45,15 @@ export class UserTokens {
    * A new token for `userId`, valid for `minutes`. `replace` (default true) deletes the user's
    * earlier tokens of that purpose first, so only the newest link works.
    */
-  async create(userId: unknown, purpose: UserTokenPurpose, options: { minutes: number; email?: string | null; replace?: boolean }): Promise<string> {
+  async create(
+    userId: unknown,
+    purpose: UserTokenPurpose,
+    options: { minutes: number; email?: string | null; replace?: boolean; details?: Record<string, unknown> | null },
+  ): Promise<string> {
     const token = randomToken(32)
     const now = new Date()
+    // Asked before the transaction: SQLite has one connection, which the transaction holds.
+    const withDetails = options.details ? await this.hasDetails() : false
     await this.#db().transaction(async (trx) => {
       if (options.replace !== false) await trx(TABLE).where({ user_id: userId, purpose }).delete()
       await trx(TABLE).insert({
@@ -53,9 +63,23 @@ export class UserTokens {
         email: options.email ?? null,
         created_at: now,
         expires_at: new Date(now.getTime() + Math.round(options.minutes * 60_000)),
+        ...(withDetails ? { details: JSON.stringify(options.details) } : {}),
       })
     })
     return token
+  }
+
+  /**
+   * Whether `user_tokens` has the `details` column (the `add_account_recovery_columns`
+   * migration), asked once per process; an app that has not run it stores links without details.
+   */
+  hasDetails(): Promise<boolean> {
+    if (!this.#details) {
+      const known = Promise.resolve(this.#db().schema.hasColumn(TABLE, 'details'))
+      this.#details = known
+      known.catch(() => (this.#details = undefined))
+    }
+    return this.#details
   }
 
   /** The live row of a token of `purpose` without using it up, or null (unknown, used, expired). */

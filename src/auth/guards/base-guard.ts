@@ -11,6 +11,8 @@ import { TooManyRequestsError, UnauthorizedError, ValidationError } from '../../
 import { BudgetExceededError, MAX_IDENTIFIER_BYTES, MAX_PASSWORD_BYTES, type CredentialVerifier } from '../credential-verifier.js'
 import type { AuthUser, CredentialUserProvider } from '../types.js'
 import { eventBase } from '../events.js'
+import { PasswordResetRequiredError } from '../errors.js'
+import { isPasswordLocked } from '../accounts/password-lock.js'
 import type { Guard } from './guard.js'
 
 /**
@@ -110,6 +112,11 @@ export abstract class BaseGuard<User extends AuthUser = AuthUser> implements Gua
     if (!result.ok) {
       events.emit('auth:login_failed', eventBase(this.ctx, this.name, result.user))
       return null
+    }
+    // The owner used "This wasn't me": the password, right as it is, waits for the reset.
+    if (isPasswordLocked(result.user)) {
+      events.emit('auth:login_failed', eventBase(this.ctx, this.name, result.user))
+      throw new PasswordResetRequiredError()
     }
     // A registered step (a second factor) may hold the login back by throwing.
     await this.deps.challenge?.(this.ctx, this.name, result.user)
