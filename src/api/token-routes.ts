@@ -9,8 +9,9 @@
  * `routes/web.ts` but outside the `web` stack: no session, no cookie, no CSRF, JSON errors.
  * Served only when ApiProvider is registered (startup stops otherwise).
  * Also the personal access tokens page (`GET /account/tokens`, `POST /account/tokens`,
- * `POST /account/tokens/@id/revoke`): inside the `web` stack (session, CSRF) behind `auth`;
- * `tokensPage: false` leaves it out.
+ * `POST /account/tokens/@id/revoke`, `POST /account/tokens/revoke-all`): inside the `web` stack
+ * (session, CSRF) behind `auth`; creating a token is also behind a verified address,
+ * `password.confirm` and a recent second factor. `tokensPage: false` leaves it out.
  */
 import { Route } from '../routing/route.js'
 import type { RouteDefinition } from '../routing/route-definition.js'
@@ -21,6 +22,7 @@ import { answerSecondStep, CHALLENGE_MESSAGES, SECOND_STEP_AMR, twoFactorBudgetK
 import type { JwtGuard } from './guards/jwt/guard.js'
 import { ApiCredentialsError } from './errors.js'
 import { PersonalTokenForms } from './personal-tokens/token-forms.js'
+import { VerifiedAddressMiddleware } from './personal-tokens/verified-address.js'
 import { jwksRoute } from './jwks-route.js'
 import { openapiRoute } from './openapi/openapi-route.js'
 
@@ -153,12 +155,18 @@ function tokensPageRoute(route: RouteDefinition, name: string): RouteDefinition 
   return route
 }
 
-/** The personal access tokens page (see personal-tokens/token-forms). */
+/**
+ * The personal access tokens page (see personal-tokens/token-forms). Creating one adds a way in:
+ * a verified address first (so an unverified user is sent to verify, not asked for a password),
+ * then a password typed within `password_timeout`, then (for a user who has one) a second factor
+ * given within that time (`mfa.recent`).
+ */
 function tokensPage(options: ApiRoutesOptions): RouteDefinition[] {
   if (options.tokensPage === false) return []
   return [
     tokensPageRoute(Route.get('/account/tokens', PersonalTokenForms.index), 'account.tokens'),
-    tokensPageRoute(Route.post('/account/tokens', PersonalTokenForms.store), 'account.tokens.store'),
+    tokensPageRoute(Route.post('/account/tokens', PersonalTokenForms.store), 'account.tokens.store').middleware([VerifiedAddressMiddleware, 'password.confirm', 'mfa.recent']),
+    tokensPageRoute(Route.post('/account/tokens/revoke-all', PersonalTokenForms.revokeAll), 'account.tokens.revoke_all'),
     tokensPageRoute(Route.post('/account/tokens/@id/revoke', PersonalTokenForms.revoke), 'account.tokens.revoke'),
   ]
 }

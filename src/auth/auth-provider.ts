@@ -25,6 +25,7 @@ import { installSecurityNotifications } from './accounts/security-notifications.
 import { configureAuthRoutes } from './auth-routes.js'
 import { VerifiedMiddleware } from './middleware/verified-middleware.js'
 import { PasswordConfirmMiddleware } from './middleware/password-confirm-middleware.js'
+import { MfaRecentMiddleware } from './middleware/mfa-recent-middleware.js'
 import { MfaMiddleware } from './middleware/mfa-middleware.js'
 import { installTwoFactor } from './two-factor/install.js'
 import { installTwoFactorChallenge } from './two-factor/install-challenge.js'
@@ -65,6 +66,7 @@ export class AuthProvider extends ServiceProvider {
       stacks.verified ??= [VerifiedMiddleware]
       stacks['password.confirm'] ??= [PasswordConfirmMiddleware]
       stacks.mfa ??= [MfaMiddleware]
+      stacks['mfa.recent'] ??= [MfaRecentMiddleware]
     }
     await installTwoFactor(app, config)
     await installTwoFactorChallenge(app, config)

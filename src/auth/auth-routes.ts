@@ -77,11 +77,14 @@ export function authRoutes(options: { features?: Iterable<AuthFeature> } = {}): 
     // Everything that shows or changes the second factor wants the password typed recently: a
     // borrowed session cannot enrol its own authenticator or read the secret.
     const confirmed = ['auth', 'password.confirm']
+    // Enrolling needs a verified address first (the actions check it too, whatever the order).
+    const enrolling = on.has('email_verification') ? ['auth', 'verified', 'password.confirm'] : confirmed
     routes.push(
-      Route.get('/account/two-factor', 'auth/TwoFactorController@show').name('two_factor').middleware(confirmed),
-      Route.post('/account/two-factor', 'auth/TwoFactorController@enable').name('two_factor.enable').middleware(confirmed),
+      Route.get('/account/two-factor', 'auth/TwoFactorController@show').name('two_factor').middleware(enrolling),
+      Route.post('/account/two-factor', 'auth/TwoFactorController@enable').name('two_factor.enable').middleware(enrolling),
       Route.post('/account/two-factor/recovery-codes', 'auth/TwoFactorController@regenerate').name('two_factor.recovery_codes').middleware(confirmed),
-      Route.post('/account/two-factor/disable', 'auth/TwoFactorController@disable').name('two_factor.disable').middleware(confirmed),
+      // Turning the second factor off also wants one given recently (a trusted device is not enough).
+      Route.post('/account/two-factor/disable', 'auth/TwoFactorController@disable').name('two_factor.disable').middleware([...confirmed, 'mfa.recent']),
       Route.post('/account/two-factor/forget-devices', 'auth/TwoFactorChallengeController@forgetDevices').name('two_factor.forget_devices').middleware(['auth']),
     )
   }
@@ -94,11 +97,13 @@ export function authRoutes(options: { features?: Iterable<AuthFeature> } = {}): 
   }
   if (on.has('passkeys')) {
     const confirmed = ['auth', 'password.confirm']
+    const adding = [...(on.has('email_verification') ? ['auth', 'verified', 'password.confirm'] : confirmed), 'mfa.recent']
     routes.push(
       Route.get('/account/passkeys', 'auth/PasskeyController@index').name('passkeys').middleware(['auth']),
       Route.post('/account/passkeys/@id/delete', 'auth/PasskeyController@destroy').name('passkeys.destroy').middleware(confirmed),
-      Route.post('/passkeys/register/options', 'auth/PasskeyController@registerOptions').name('passkeys.register.options').middleware(confirmed),
-      Route.post('/passkeys/register', 'auth/PasskeyController@register').name('passkeys.register').middleware(confirmed),
+      // Adding a way in: a verified address, the password and (for a user who has one) a recent second factor.
+      Route.post('/passkeys/register/options', 'auth/PasskeyController@registerOptions').name('passkeys.register.options').middleware(adding),
+      Route.post('/passkeys/register', 'auth/PasskeyController@register').name('passkeys.register').middleware(adding),
       Route.post('/passkeys/login/options', 'auth/PasskeyController@loginOptions').name('passkeys.login.options'),
       Route.post('/passkeys/login', 'auth/PasskeyController@login').name('passkeys.login'),
       // The browser side: @simplewebauthn/browser and the pages' script, served by the framework.

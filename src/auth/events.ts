@@ -26,6 +26,14 @@ export interface PersonalTokenDetail {
   kind?: 'personal'
   name?: string
   abilities?: string
+  /** How many tokens ended (`POST /account/tokens/revoke-all`: `name` is `*`). */
+  count?: number
+}
+
+/** What an event that added a way in added: an inventory kind and the item's id. */
+export interface AddedItem {
+  kind: string
+  id: string
 }
 
 export interface AuthEvents {
@@ -48,6 +56,11 @@ export interface AuthEvents {
   'auth:password_reset_requested': AuthEventBase
   'auth:password_reset': AuthEventBase & { user: AuthUser }
   'auth:token_issued': AuthEventBase & { user: AuthUser } & PersonalTokenDetail
+  /**
+   * A personal access token was created on `/account/tokens` (page or JSON): `item` is `{ kind:
+   * 'personal_tokens', id }`. The owner is mailed (`token_created`) with a "This wasn't me" link.
+   */
+  'auth:token_created': AuthEventBase & { user: AuthUser; item: AddedItem } & PersonalTokenDetail
   /** `userId` is the token's subject; `user` is not loaded to re-issue. */
   'auth:token_reissued': AuthEventBase & { userId: string }
   /** `user` is null (and `userId` set) when a token was revoked by value (POST /api/revoke). */
@@ -72,13 +85,14 @@ export interface AuthEvents {
   /** "This wasn't me": every login and token of `user` ended, and a reset link sent. */
   'auth:secured': AuthEventBase & { user: AuthUser }
   /** TOTP confirmed with a first code (recovery codes issued). */
-  'auth:two_factor_enabled': AuthEventBase & { user: AuthUser }
+  /** `item`: the added way in, for the notice's "This wasn't me" (the TOTP enrolment, named by the user's id). */
+  'auth:two_factor_enabled': AuthEventBase & { user: AuthUser; item: { kind: 'totp'; id: string } }
   /** TOTP turned off (its secret, recovery codes and trusted devices deleted). */
   'auth:two_factor_disabled': AuthEventBase & { user: AuthUser }
   /** A wrong, replayed or expired second-factor code (`method`: totp, recovery_code or passkey). */
   'auth:two_factor_failed': AuthEventBase & { user: AuthUser | null; method: string }
   /** A passkey registered (`passkeyId` its row, `name` its label). */
-  'auth:passkey_added': AuthEventBase & { user: AuthUser; passkeyId: number; name: string }
+  'auth:passkey_added': AuthEventBase & { user: AuthUser; passkeyId: number; name: string; item: { kind: 'passkeys'; id: string } }
   'auth:passkey_removed': AuthEventBase & { user: AuthUser; passkeyId: number; name: string }
 }
 

@@ -32,6 +32,7 @@ export { InitializeAuthMiddleware } from './middleware/initialize-auth-middlewar
 export { VerifiedMiddleware } from './middleware/verified-middleware.js'
 export { PasswordConfirmMiddleware, PASSWORD_CONFIRMED_AT, passwordRecentlyConfirmed, markPasswordConfirmed } from './middleware/password-confirm-middleware.js'
 export { MfaMiddleware } from './middleware/mfa-middleware.js'
+export { MfaRecentMiddleware, requireRecentSecondFactor } from './middleware/mfa-recent-middleware.js'
 export { UserTokens, type UserTokenPurpose, type UserTokenRow } from './accounts/user-tokens.js'
 export { isVerified } from './accounts/verification.js'
 export { AuthInventory, ALL_REASONS, type InventoryItem, type InventoryKind, type RevocationReason, type RevokeOptions } from './inventory/index.js'

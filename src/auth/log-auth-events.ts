@@ -21,6 +21,7 @@ const LINES: { [K in keyof AuthEvents]: [level: 'info' | 'warn', line: string] }
   'auth:password_reset_requested': ['info', 'auth.password_reset_requested'],
   'auth:password_reset': ['info', 'auth.password_reset'],
   'auth:token_issued': ['info', 'auth.token_issued'],
+  'auth:token_created': ['info', 'auth.token_created'],
   'auth:token_reissued': ['info', 'auth.token_reissued'],
   'auth:token_revoked': ['info', 'auth.token_revoked'],
   'auth:token_reuse_detected': ['warn', 'auth.token_reuse_detected'],

@@ -1,5 +1,5 @@
 import { HttpKernel, SessionMiddleware, VerifyCsrfTokenMiddleware } from 'trowel'
-import { AuthenticationMiddleware, GuestMiddleware, InitializeAuthMiddleware, MfaMiddleware, PasswordConfirmMiddleware, VerifiedMiddleware } from 'trowel/auth'
+import { AuthenticationMiddleware, GuestMiddleware, InitializeAuthMiddleware, MfaMiddleware, MfaRecentMiddleware, PasswordConfirmMiddleware, VerifiedMiddleware } from 'trowel/auth'
 
 export class Kernel extends HttpKernel {
   /** Runs on every request. */
@@ -13,6 +13,7 @@ export class Kernel extends HttpKernel {
     verified: [VerifiedMiddleware],
     'password.confirm': [PasswordConfirmMiddleware],
     mfa: [MfaMiddleware],
+    'mfa.recent': [MfaRecentMiddleware],
   }
 
   registerRoutes() {

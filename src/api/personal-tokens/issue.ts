@@ -11,6 +11,9 @@ import { eventBase, type AuthEventBase } from '../../auth/events.js'
 import type { AuthUser } from '../../auth/types.js'
 import type { CreateTokenOptions, NewPersonalToken, PersonalToken, PersonalTokenRepository } from './repository.js'
 
+/** The inventory kind of personal access tokens (the `item` of `auth:token_created`). */
+export const PERSONAL_TOKENS_KIND = 'personal_tokens'
+
 /** The event fields of a personal access token (never its value). */
 export function personalEventDetail(token: PersonalToken): { kind: 'personal'; name: string; abilities: string } {
   return { kind: 'personal', name: token.name, abilities: token.abilities.join(',') }

@@ -4,13 +4,18 @@
  * - `GET /account/tokens` (`index`): the create form, the user's tokens (name, abilities, created,
  *   last used, expires) with a revoke button each, and — once, right after creating one — the new
  *   token's value.
- * - `POST /account/tokens` (`store`): `name`, `abilities` (a comma-separated list, or checkboxes
- *   when `DRIVERS.jwt.abilities` lists the app's abilities), `expires` (days, or `none`). The new
- *   value travels to the next page view in the session's flash data, encrypted with APP_KEY, and
- *   is gone after it: a reload no longer shows it. Only its SHA-256 is stored.
+ * - `POST /account/tokens` (`store`, behind a verified address, `password.confirm` and
+ *   `mfa.recent`): `name`, `abilities` (a comma-separated list, or checkboxes when
+ *   `DRIVERS.jwt.abilities` lists the app's abilities), `expires` (days, or `none`; absent: 90
+ *   days, see token-expiry). The new value travels to the next page view in the session's flash
+ *   data, encrypted with APP_KEY, and is gone after it: a reload no longer shows it. Only its
+ *   SHA-256 is stored. Emits `auth:token_created` (with `item`), whose notice mails the owner a
+ *   "This wasn't me" link that removes the token.
  * - `POST /account/tokens/@id/revoke` (`revoke`): deletes one of the user's own tokens; another
  *   user's (or an unknown) id is a 404.
- * JSON clients get JSON (`store`: 201 with the value in `data.token`).
+ * - `POST /account/tokens/revoke-all` (`revokeAll`): deletes every token of the user.
+ * JSON clients get JSON (`store`: 201 with the value in `data.token`; `revokeAll`: 200 with the
+ * count).
  * The page is the template `auth/tokens.html`: the app's copy (written by `craft auth`) when it
  * has one, else the framework's.
  */
@@ -19,21 +24,26 @@ import { NotFoundError, ValidationError } from '../../http/errors.js'
 import { FrameworkError } from '../../foundation/framework-error.js'
 import { eventBase } from '../../auth/events.js'
 import type { CookieJar } from '../../http/cookie-jar.js'
+import { refererPath } from '../../http/response.js'
 import { normalizeAbilities, ALL_ABILITIES, ABILITY_PATTERN } from './abilities.js'
-import { normalizeExpiresIn, normalizeName, PERSONAL_TOKENS_TABLE, type PersonalToken, type PersonalTokenRepository } from './repository.js'
-import { issuePersonalToken, personalEventDetail } from './issue.js'
+import { normalizeName, PERSONAL_TOKENS_TABLE, type PersonalToken, type PersonalTokenRepository } from './repository.js'
+import { issuePersonalToken, personalEventDetail, PERSONAL_TOKENS_KIND } from './issue.js'
+import { DEFAULT_EXPIRY_DAYS, EXPIRY_CHOICES, formExpiryMinutes } from './token-expiry.js'
+import { needsVerification } from './verified-address.js'
+import { refuseUnverified } from '../../auth/middleware/verified-middleware.js'
+import { requireRecentSecondFactor } from '../../auth/middleware/mfa-recent-middleware.js'
 
 /** Flash key of the new token's value (encrypted with APP_KEY). */
 const NEW_TOKEN_FLASH = 'personal_token.new'
 /** A user can hold this many tokens at once. */
 export const MAX_TOKENS_PER_USER = 100
-/** The expiry choices of the form, in days (`none`: never). */
-export const EXPIRY_CHOICES = ['7', '30', '90', '365', 'none'] as const
-const DEFAULT_EXPIRY = '30'
+/** The form's preselected expiry: 90 days ("never" is a choice the user has to make). */
+const DEFAULT_EXPIRY = String(DEFAULT_EXPIRY_DAYS)
 
 export const TOKEN_MESSAGES = {
   created: 'Token created. Copy it now: it will not be shown again.',
   revoked: 'Token revoked.',
+  revokedAll: (count: number) => (count === 1 ? '1 token revoked.' : `${count} tokens revoked.`),
   tooMany: `You have ${MAX_TOKENS_PER_USER} tokens already; revoke one first.`,
   unknownAbility: (name: string) => `"${name}" is not one of this app's abilities.`,
   badExpiry: 'Choose an expiry.',
@@ -90,10 +100,6 @@ function cookies(ctx: HttpContext): CookieJar {
   return ctx.app.make('cookies')
 }
 
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : ''
-}
-
 export const PersonalTokenForms = {
   /** GET /account/tokens. */
   async index(ctx: HttpContext): Promise<unknown> {
@@ -121,6 +127,9 @@ export const PersonalTokenForms = {
       tokens: rows,
       new_token: newToken,
       known_abilities: knownAbilities(ctx),
+      // With e-mail verification on, an unverified user sees their tokens (and can revoke them)
+      // but is asked to verify before creating one.
+      must_verify: needsVerification(ctx, user),
       expiry_choices: EXPIRY_CHOICES,
       default_expiry: DEFAULT_EXPIRY,
     })
@@ -129,6 +138,9 @@ export const PersonalTokenForms = {
   /** POST /account/tokens. */
   async store(ctx: HttpContext): Promise<unknown> {
     const user = await ctx.auth.authenticate()
+    // The route's middleware ask for these first; checked here too, whatever an app's stacks do.
+    const refused = refuseUnverified(ctx, user) ?? (await requireRecentSecondFactor(ctx))
+    if (refused !== undefined) return refused
     const { request } = ctx
     const errors: Record<string, string[]> = {}
     let name = ''
@@ -148,14 +160,10 @@ export const PersonalTokenForms = {
       errors.abilities = [(error as Error).message]
     }
     let expiresIn: number | null = null
-    const expires = text(request.post('expires', DEFAULT_EXPIRY)).trim()
-    if (expires !== 'none') {
-      try {
-        const days = /^\d{1,4}$/.test(expires) ? Number(expires) : NaN
-        expiresIn = normalizeExpiresIn(Number.isNaN(days) ? 'x' : days * 24 * 60)
-      } catch {
-        errors.expires = [TOKEN_MESSAGES.badExpiry]
-      }
+    try {
+      expiresIn = formExpiryMinutes(request.post('expires'))
+    } catch {
+      errors.expires = [TOKEN_MESSAGES.badExpiry]
     }
     if (Object.keys(errors).length === 0) {
       const held = await withTable(ctx, () => repository(ctx).list(user.getKey()))
@@ -164,6 +172,9 @@ export const PersonalTokenForms = {
     if (Object.keys(errors).length > 0) throw new ValidationError(errors, undefined, { back: '/account/tokens' })
 
     const created = await withTable(ctx, () => issuePersonalToken(repository(ctx), user, name, { abilities, expiresIn }, { ctx }))
+    // A way in was added from a session: the owner is mailed (token_created), and the notice's
+    // "This wasn't me" removes this token (`item`).
+    ctx.app.events.emit('auth:token_created', { ...eventBase(ctx, 'web', user), ...personalEventDetail(created), item: { kind: PERSONAL_TOKENS_KIND, id: created.id } })
     ctx.response.header('Cache-Control', 'no-store')
     if (request.wantsJson()) {
       ctx.response.status(201)
@@ -183,5 +194,16 @@ export const PersonalTokenForms = {
     if (ctx.request.wantsJson()) return { message: TOKEN_MESSAGES.revoked }
     ctx.session.flash('success', TOKEN_MESSAGES.revoked)
     return ctx.response.redirect('/account/tokens')
+  },
+
+  /** POST /account/tokens/revoke-all: every token of the user ends; JSON 200 with the count, else back. */
+  async revokeAll(ctx: HttpContext): Promise<unknown> {
+    const user = await ctx.auth.authenticate()
+    const count = await withTable(ctx, () => repository(ctx).revokeAll(user.getKey()))
+    if (count > 0) ctx.app.events.emit('auth:token_revoked', { ...eventBase(ctx, 'jwt', user), userId: String(user.getKey()), kind: 'personal', name: '*', count })
+    const message = TOKEN_MESSAGES.revokedAll(count)
+    if (ctx.request.wantsJson()) return { data: { revoked: count }, message }
+    ctx.session.flash('success', message)
+    return ctx.response.redirect(refererPath(ctx.request.header('referer')) ?? '/account/tokens')
   },
 }

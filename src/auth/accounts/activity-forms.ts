@@ -29,6 +29,7 @@ export const ACTIVITY_LABELS: Record<string, string> = {
   'auth:password_changed': 'Password changed',
   'auth:email_changed': 'E-mail address changed',
   'auth:token_issued': 'API token issued',
+  'auth:token_created': 'Personal access token created',
   'auth:token_reissued': 'API token renewed',
   'auth:token_revoked': 'API token revoked',
   'auth:token_reuse_detected': 'An old API token was used again: tokens revoked',

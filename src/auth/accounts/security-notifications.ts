@@ -13,6 +13,7 @@
  * | `two_factor` | `auth:two_factor_enabled`, `auth:two_factor_disabled` | the account |
  * | `passkeys` | `auth:passkey_added`, `auth:passkey_removed` | the account |
  * | `token_reuse` | `auth:token_reuse_detected` | the account |
+ * | `token_created` | `auth:token_created` (a personal access token made on `/account/tokens`) | the account |
  *
  * Only the switches that are on get a listener (an app without `GUARDS.notifications` has them
  * all off). Listeners never delay or fail the request: the link is created and the e-mail sent
@@ -48,6 +49,8 @@ interface NoticePayload {
   from?: string
   to?: string
   retryAfter?: number
+  /** The personal access token's name (`auth:token_created`). */
+  name?: string
   /** The way in the event reports as added (contract of the inventory: its kind and id). */
   item?: { kind: string; id: unknown } | null
   passkeyId?: unknown
@@ -76,6 +79,7 @@ export const SECURITY_NOTICES: Readonly<Record<string, NoticeRule>> = {
   'auth:passkey_added': { notification: 'passkeys', kind: 'passkey_added' },
   'auth:passkey_removed': { notification: 'passkeys', kind: 'passkey_removed' },
   'auth:token_reuse_detected': { notification: 'token_reuse', kind: 'token_reuse' },
+  'auth:token_created': { notification: 'token_created', kind: 'token_created' },
 }
 
 const TEXT: Record<SecurityNoticeKind, { subject: string; summary: (e: NoticePayload) => string }> = {
@@ -95,6 +99,11 @@ const TEXT: Record<SecurityNoticeKind, { subject: string; summary: (e: NoticePay
   token_reuse: {
     subject: 'An old API token of your account was used again',
     summary: () => 'An API token of your account that had already been replaced was presented again, which suggests it was copied. That device was logged out.',
+  },
+  token_created: {
+    subject: 'A personal access token was created for your account',
+    summary: (e) =>
+      `A personal access token${e.name ? ` named "${e.name}"` : ''} was created for your account: it can call the API as you until it expires or is revoked on the API tokens page.`,
   },
 }
 

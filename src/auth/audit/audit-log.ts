@@ -25,6 +25,7 @@ const RECORDED: Record<keyof AuthEvents, true> = {
   'auth:password_reset_requested': true,
   'auth:password_reset': true,
   'auth:token_issued': true,
+  'auth:token_created': true,
   'auth:token_reissued': true,
   'auth:token_revoked': true,
   'auth:token_reuse_detected': true,

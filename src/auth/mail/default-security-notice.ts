@@ -18,6 +18,7 @@ export type SecurityNoticeKind =
   | 'passkey_added'
   | 'passkey_removed'
   | 'token_reuse'
+  | 'token_created'
 
 /** Everything a security e-mail shows. Never a password, a token other than the link, or a cookie. */
 export interface SecurityNotice {

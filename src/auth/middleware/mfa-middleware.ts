@@ -26,7 +26,7 @@ export { MFA_INTENDED }
 const DAY_MS = 24 * 60 * 60 * 1000
 
 /** The methods of the request's login: the JWT's `amr` claim, or the session's. */
-function loginAmr(ctx: HttpContext, driver: string): readonly string[] {
+export function loginAmr(ctx: HttpContext, driver: string): readonly string[] {
   if (driver !== 'jwt') return sessionAmr(ctx)
   const amr = ctx.state.jwt?.payload.amr
   return Array.isArray(amr) ? amr.filter((m): m is string => typeof m === 'string') : []
@@ -51,7 +51,7 @@ function inGrace(user: AuthUser, graceDays: number): boolean {
 }
 
 /** Sends a login without a second factor to answer one: 302 to the step-up page, JSON 403. */
-function stepUp(ctx: HttpContext, json: boolean): unknown {
+export function stepUp(ctx: HttpContext, json: boolean): unknown {
   if (json || !ctx.hasSession) throw new MfaRequiredError()
   const { request } = ctx
   const target = request.method === 'GET' ? sameSitePath(request.url) : refererPath(request.header('referer'))

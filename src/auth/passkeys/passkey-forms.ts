@@ -37,9 +37,11 @@ import { formatWhen } from '../accounts/device-forms.js'
 import { PASSWORD_CONFIRMED_AT } from '../middleware/password-confirm-middleware.js'
 import { knownDeviceOf, WebGuard } from '../guards/web/guard.js'
 import { MFA_INTENDED, stepUpIfEnrolled } from '../middleware/mfa-middleware.js'
+import { requireRecentSecondFactor } from '../middleware/mfa-recent-middleware.js'
+import { refuseUnverified } from '../middleware/verified-middleware.js'
 import { PENDING_LOGIN_KEY } from '../two-factor/pending-login.js'
 import { ModelUserProvider } from '../user-providers/model-user-provider.js'
-import { sessionAmr, setSessionAmr } from '../two-factor/amr.js'
+import { markSecondFactor, sessionAmr, setSessionAmr } from '../two-factor/amr.js'
 import type { AuthUser } from '../types.js'
 import { credentialIn, PASSKEY_NAME_MAX, type Passkey, type PasskeyRefusal, type Passkeys } from './passkeys.js'
 import { PasskeyInvalidError, PasskeyLoginFailedError, PasskeyWrongAccountError } from './errors.js'
@@ -168,8 +170,8 @@ export const PasskeyForms = {
    */
   async registerOptions(ctx: HttpContext): Promise<unknown> {
     const user = await ctx.auth.authenticate<AuthUser>()
-    const stepUp = await stepUpIfEnrolled(ctx)
-    if (stepUp !== undefined) return stepUp
+    const refused = refuseUnverified(ctx, user) ?? (await requireRecentSecondFactor(ctx))
+    if (refused !== undefined) return refused
     if (!ctx.request.wantsJson() && !ctx.request.isJson() && ctx.hasSession) {
       ctx.session.flash('error', PASSKEY_MESSAGES.needsScript)
       return ctx.response.redirect(LIST)
@@ -184,8 +186,8 @@ export const PasskeyForms = {
   /** POST /passkeys/register: `response` (the browser's answer) and `name`; 201 with the passkey. */
   async register(ctx: HttpContext): Promise<unknown> {
     const user = await ctx.auth.authenticate<AuthUser>()
-    const stepUp = await stepUpIfEnrolled(ctx)
-    if (stepUp !== undefined) return stepUp
+    const refused = refuseUnverified(ctx, user) ?? (await requireRecentSecondFactor(ctx))
+    if (refused !== undefined) return refused
     const body = (ctx.request.body ?? {}) as Record<string, unknown>
     const credential = credentialIn(body)
     if (!credential) throw new PasskeyInvalidError()
@@ -193,7 +195,7 @@ export const PasskeyForms = {
     // Read before the passkey is stored: whether this one is the user's first factor.
     const first = !(await hasFactor(ctx, user.getKey()))
     const passkey = await service(ctx).register(user.getKey(), credential, name)
-    ctx.app.events.emit('auth:passkey_added', { ...eventBase(ctx, ctx.auth.guardName, user), passkeyId: passkey.id, name: passkey.name })
+    ctx.app.events.emit('auth:passkey_added', { ...eventBase(ctx, ctx.auth.guardName, user), passkeyId: passkey.id, name: passkey.name, item: { kind: 'passkeys', id: String(passkey.id) } })
     // A first factor, just shown by the authenticator that holds it: the session has used a
     // second factor, and `mfa` routes let it through (a new session id for the raised assurance).
     // A user who had a factor already showed one to get here (stepUpIfEnrolled): nothing changes.
@@ -202,6 +204,7 @@ export const PasskeyForms = {
       ctx.session.regenerate()
       setSessionAmr(ctx, [...amr, 'webauthn'])
     }
+    if (first) markSecondFactor(ctx)
     // For the page the script reloads.
     if (ctx.hasSession) ctx.session.flash('success', PASSKEY_MESSAGES.added)
     return ctx.response.json({ message: PASSKEY_MESSAGES.added, passkey: describe(passkey) }, 201)
@@ -258,6 +261,7 @@ export const PasskeyForms = {
       target ??= takeSessionPath(ctx, MFA_INTENDED)
       if (ctx.hasSession) ctx.session.regenerate()
       setSessionAmr(ctx, [...new Set([...sessionAmr(ctx), 'webauthn'])])
+      markSecondFactor(ctx)
     } else {
       // A password login waiting for its second step in this browser is replaced by this login;
       // its `next`, and its "remember me" when it was for the same account, carry over.
@@ -273,6 +277,7 @@ export const PasskeyForms = {
       // A passkey is not a typed password: `password.confirm` still asks for one.
       if (ctx.hasSession) ctx.session.forget(PASSWORD_CONFIRMED_AT)
       setSessionAmr(ctx, ['webauthn'])
+      markSecondFactor(ctx)
       manager.events.emit('auth:login_succeeded', { ...eventBase(ctx, ctx.auth.guardName, owner), knownDevice })
     }
     ctx.response.header('Cache-Control', 'no-store')

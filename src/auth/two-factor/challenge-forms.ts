@@ -27,7 +27,7 @@ import { WebGuard, knownDeviceOf } from '../guards/web/guard.js'
 import { PASSWORD_CONFIRMED_AT } from '../middleware/password-confirm-middleware.js'
 import { MFA_INTENDED } from '../middleware/mfa-middleware.js'
 import { ModelUserProvider } from '../user-providers/model-user-provider.js'
-import { hasSecondFactor, sessionAmr, setSessionAmr } from './amr.js'
+import { hasSecondFactor, markSecondFactor, secondFactorRecent, sessionAmr, setSessionAmr } from './amr.js'
 import { passwordFingerprint, type PendingLogin } from './pending-login.js'
 import { TRUST_COOKIE } from './trusted-devices.js'
 
@@ -78,7 +78,8 @@ async function subjectOf(ctx: HttpContext): Promise<Subject> {
     return { kind: 'pending', login: found.login, user }
   }
   if (!(await ctx.auth.check())) return { kind: 'none' }
-  if (hasSecondFactor(sessionAmr(ctx))) return { kind: 'done' }
+  // `mfa.recent` sends a login whose factor is old (or came from a trusted-device mark) here too.
+  if (hasSecondFactor(sessionAmr(ctx)) && secondFactorRecent(ctx, ctx.auth.manager.resolved.passwordTimeout)) return { kind: 'done' }
   return { kind: 'step_up', user: ctx.auth.user()! }
 }
 
@@ -206,6 +207,7 @@ export const TwoFactorChallengeForms = {
       // The password was typed when the pending login started: that is when it was confirmed.
       ctx.session.put(PASSWORD_CONFIRMED_AT, login.createdAt)
       setSessionAmr(ctx, [...SECOND_STEP_AMR])
+      markSecondFactor(ctx)
       if (login.remember && guard instanceof WebGuard) await guard.remember()
       manager.events.emit('auth:login_succeeded', { ...eventBase(ctx, login.guard, user), knownDevice })
       target = login.next ?? '/home'
@@ -214,6 +216,7 @@ export const TwoFactorChallengeForms = {
       const amr = [...new Set([...sessionAmr(ctx), 'otp'])]
       ctx.session.regenerate()
       setSessionAmr(ctx, amr)
+      markSecondFactor(ctx)
       target = intended(ctx)
     }
     if (trust) await services(ctx).trusted.trust(ctx, userId)

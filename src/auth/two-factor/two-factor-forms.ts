@@ -27,8 +27,11 @@ import { ValidationError } from '../../http/errors.js'
 import { eventBase } from '../events.js'
 import { formatWhen } from '../accounts/device-forms.js'
 import { hasFactor, stepUpIfEnrolled } from '../middleware/mfa-middleware.js'
-import { sessionAmr, setSessionAmr } from './amr.js'
+import { requireRecentSecondFactor } from '../middleware/mfa-recent-middleware.js'
+import { refuseUnverified } from '../middleware/verified-middleware.js'
+import { markSecondFactor, sessionAmr, setSessionAmr } from './amr.js'
 import { groupSecret, otpauthUri } from './totp.js'
+import { forgetPendingSecret, keepNewCodes, pendingSecretOf, startPendingSecret, takeNewCodes } from './pending-secret.js'
 import { parseTotpCode, type TwoFactor, type TwoFactorStatus } from './two-factor.js'
 import { qrCodeSvg } from './qr-code.js'
 import type { AuthUser } from '../types.js'
@@ -41,6 +44,7 @@ export const TWO_FACTOR_MESSAGES = {
   wrongCode: 'That code is not right. Check that the time on your phone is correct and enter the newest code.',
   alreadyEnabled: 'Two-factor authentication is already on.',
   notEnabled: 'Two-factor authentication is off: turn it on first.',
+  noPending: 'This set-up has ended: scan the new QR code and enter its code.',
 } as const
 
 const PAGE = '/account/two-factor'
@@ -64,15 +68,17 @@ function accountName(ctx: HttpContext, user: unknown): string {
 }
 
 /**
- * Freshly made codes, shown by the answer that made them: the page itself (200, `no-store`), so
- * they never travel through the session or a cookie. A reload posts the form again: turning on
- * is refused ("already on"), regenerating makes another new set. JSON clients get them in the
- * body (`no-store` too).
+ * Freshly made codes are not in the POST's answer: this login's session keeps them (encrypted)
+ * for the page the POST redirects to, `GET /account/two-factor`, which shows them once and drops
+ * them. A reload of that page shows no codes and makes none (JSON: the answer names the page,
+ * whose next JSON read carries `recovery_codes` once).
  */
-async function showCodesOnce(ctx: HttpContext, user: AuthUser, codes: string[], message: string): Promise<unknown> {
+function showCodesOnce(ctx: HttpContext, user: AuthUser, codes: string[], message: string): unknown {
+  keepNewCodes(ctx, service(ctx), user.getKey(), codes)
   ctx.response.header('Cache-Control', 'no-store')
-  if (ctx.request.wantsJson() || !ctx.hasSession) return { enabled: true, recovery_codes: codes, message }
-  return renderEnabled(ctx, user, await service(ctx).status(user.getKey()), codes, message)
+  if (ctx.request.wantsJson() || !ctx.hasSession) return { enabled: true, message, recovery_codes_url: PAGE }
+  ctx.session.flash('success', message)
+  return ctx.response.redirect(PAGE)
 }
 
 /** The page of a user with TOTP on: since when, codes left, the manage forms (and new codes). */
@@ -97,18 +103,19 @@ export const TwoFactorForms = {
   /** GET /account/two-factor: set-up (QR code, secret, code form) or status and the manage forms. */
   async show(ctx: HttpContext): Promise<unknown> {
     const user = await ctx.auth.authenticate()
-    const stepUp = await stepUpIfEnrolled(ctx)
+    const stepUp = refuseUnverified(ctx, user) ?? (await stepUpIfEnrolled(ctx))
     if (stepUp !== undefined) return stepUp
     const userId = user.getKey()
     const twoFactor = service(ctx)
     ctx.response.header('Cache-Control', 'no-store')
-    let status = await twoFactor.status(userId)
-    const secret = status.enabled ? null : await twoFactor.pendingSecret(userId)
-    // Turned on by another request between the two reads: show it on.
-    if (!status.enabled && secret === null) status = await twoFactor.status(userId)
+    const status = await twoFactor.status(userId)
+    // The secret of this session's enrolment (the same on a reload), never one stored elsewhere.
+    const secret = status.enabled ? null : startPendingSecret(ctx, twoFactor, userId)
     if (secret === null) {
-      if (ctx.request.wantsJson()) return statusJson(status)
-      return renderEnabled(ctx, user, status, null)
+      // Codes the last POST made, shown this once.
+      const codes = takeNewCodes(ctx, twoFactor, userId)
+      if (ctx.request.wantsJson()) return { ...statusJson(status), ...(codes ? { recovery_codes: codes } : {}) }
+      return renderEnabled(ctx, user, status, codes)
     }
     const account = accountName(ctx, user)
     const uri = otpauthUri({ issuer: issuer(ctx), account, secret })
@@ -130,7 +137,7 @@ export const TwoFactorForms = {
    */
   async enable(ctx: HttpContext): Promise<unknown> {
     const user = await ctx.auth.authenticate()
-    const stepUp = await stepUpIfEnrolled(ctx)
+    const stepUp = refuseUnverified(ctx, user) ?? (await stepUpIfEnrolled(ctx))
     if (stepUp !== undefined) return stepUp
     const userId = user.getKey()
     // Read before the code is accepted: only a first factor marks this login as made with one.
@@ -138,19 +145,22 @@ export const TwoFactorForms = {
     const twoFactor = service(ctx)
     const input = ctx.request.post('code')
     if (parseTotpCode(input) === null) throw new ValidationError({ code: [TWO_FACTOR_MESSAGES.codeRequired] }, undefined, { back: PAGE })
-    const codes = await twoFactor.confirm(userId, input)
+    const secret = pendingSecretOf(ctx, twoFactor, userId)
+    const codes = secret === null ? null : await twoFactor.confirm(userId, secret, input)
     if (!codes) {
-      const message = (await twoFactor.isEnabled(userId)) ? TWO_FACTOR_MESSAGES.alreadyEnabled : TWO_FACTOR_MESSAGES.wrongCode
+      const message = (await twoFactor.isEnabled(userId)) ? TWO_FACTOR_MESSAGES.alreadyEnabled : secret === null ? TWO_FACTOR_MESSAGES.noPending : TWO_FACTOR_MESSAGES.wrongCode
       throw new ValidationError({ code: [message] }, undefined, { back: PAGE })
     }
+    forgetPendingSecret(ctx)
     // The user's first factor: this login has just shown it (under a new session id). A user who
     // had one already answered it at the step-up, so the session's amr stays as it is.
     if (!hadFactor && ctx.hasSession) {
       const amr = sessionAmr(ctx)
       ctx.session.regenerate()
       setSessionAmr(ctx, [...new Set([...(amr.length > 0 ? amr : ['pwd']), 'otp'])])
+      markSecondFactor(ctx)
     }
-    ctx.app.events.emit('auth:two_factor_enabled', eventBase(ctx, ctx.auth.guardName, user))
+    ctx.app.events.emit('auth:two_factor_enabled', { ...eventBase(ctx, ctx.auth.guardName, user), item: { kind: 'totp', id: String(userId) } })
     return showCodesOnce(ctx, user, codes, TWO_FACTOR_MESSAGES.enabled)
   },
 
@@ -169,7 +179,7 @@ export const TwoFactorForms = {
   /** POST /account/two-factor/disable: secret, recovery codes and trusted devices deleted. */
   async disable(ctx: HttpContext): Promise<unknown> {
     const user = await ctx.auth.authenticate()
-    const stepUp = await stepUpIfEnrolled(ctx)
+    const stepUp = await requireRecentSecondFactor(ctx)
     if (stepUp !== undefined) return stepUp
     const wasOn = await service(ctx).disable(user.getKey())
     if (wasOn) ctx.app.events.emit('auth:two_factor_disabled', eventBase(ctx, ctx.auth.guardName, user))

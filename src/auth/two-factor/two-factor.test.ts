@@ -68,42 +68,35 @@ describe('TwoFactor', () => {
 
   /** Enrols `userId` at T0: its secret and recovery codes. */
   async function enrol(tf = service()): Promise<{ secret: string; recovery: string[] }> {
-    const secret = (await tf.pendingSecret(userId))!
-    const recovery = (await tf.confirm(userId, totpCode(secret, totpStep(clock))))!
+    const secret = tf.newSecret()
+    const recovery = (await tf.confirm(userId, secret, totpCode(secret, totpStep(clock))))!
     assert.ok(recovery, 'confirm failed')
     return { secret, recovery }
   }
 
-  it('keeps one pending secret, encrypted and bound to the user row', async () => {
+  it('a pending secret is sealed for one user and stored nowhere until confirmed', async () => {
     const tf = service()
-    const secret = await tf.pendingSecret(userId)
-    assert.match(secret!, /^[A-Z2-7]{32}$/)
-    assert.equal(await tf.pendingSecret(userId), secret)
-    const row = await users().where('id', userId).first()
-    assert.ok(!String(row.two_factor_secret).includes(secret!))
-    assert.match(row.two_factor_secret, /^v1\./)
-    assert.equal(await tf.isEnabled(userId), false)
-    // Moved to another user's row, the ciphertext does not decrypt there: that user gets a new secret.
+    const secret = tf.newSecret()
+    assert.match(secret, /^[A-Z2-7]{32}$/)
+    assert.notEqual(tf.newSecret(), secret)
+    const sealed = tf.sealForSession('pending', secret, userId)
+    assert.ok(!sealed.includes(secret))
+    assert.equal(tf.openFromSession('pending', sealed, userId), secret)
     const other = await newUser()
-    await users().where('id', other).update({ two_factor_secret: row.two_factor_secret })
-    const theirs = await tf.pendingSecret(other)
-    assert.notEqual(theirs, secret)
-  })
-
-  it('of concurrent first visits, all see the same secret', async () => {
-    const tf = service()
-    const secrets = await Promise.all(Array.from({ length: 10 }, () => tf.pendingSecret(userId)))
-    const stored = await tf.pendingSecret(userId)
-    // The first writer wins; every other call reads its secret.
-    assert.deepEqual(new Set(secrets), new Set([stored]))
+    assert.equal(tf.openFromSession('pending', sealed, other), null, 'bound to the enrolling user')
+    assert.equal(tf.openFromSession('codes', sealed, userId), null, 'bound to its purpose')
+    assert.equal(tf.openFromSession('pending', 'v1.tampered', userId), null)
+    const row = await users().where('id', userId).first()
+    assert.equal(row.two_factor_secret ?? null, null, 'nothing on the account before a code confirms it')
+    assert.equal(await tf.isEnabled(userId), false)
   })
 
   it('confirms with the current code: on, 10 recovery codes stored hashed', async () => {
     const tf = service()
-    const secret = (await tf.pendingSecret(userId))!
-    assert.equal(await tf.confirm(userId, '000000' === totpCode(secret, totpStep(T0)) ? '111111' : '000000'), null)
+    const secret = tf.newSecret()
+    assert.equal(await tf.confirm(userId, secret, '000000' === totpCode(secret, totpStep(T0)) ? '111111' : '000000'), null)
     assert.equal(await tf.isEnabled(userId), false)
-    const recovery = (await tf.confirm(userId, totpCode(secret, totpStep(T0))))!
+    const recovery = (await tf.confirm(userId, secret, totpCode(secret, totpStep(T0))))!
     assert.equal(recovery.length, 10)
     assert.equal(new Set(recovery).size, 10)
     for (const code of recovery) assert.match(code, /^[0-9a-hjkmnp-tv-z]{4}(-[0-9a-hjkmnp-tv-z]{4}){3}$/)
@@ -112,9 +105,10 @@ describe('TwoFactor', () => {
     const rows = await codes().where('user_id', userId)
     assert.deepEqual(rows.map((r) => r.code_hash).sort(), recovery.map((c) => recoveryCodeHash(c)).sort())
     for (const row of rows) for (const code of recovery) assert.ok(!JSON.stringify(row).toLowerCase().includes(code.replaceAll('-', '').slice(0, 8)))
-    // On now: no pending secret, no second confirmation.
-    assert.equal(await tf.pendingSecret(userId), null)
-    assert.equal(await tf.confirm(userId, totpCode(secret, totpStep(T0) + 1)), null)
+    // On now: no second confirmation, not even with another secret.
+    assert.equal(await tf.confirm(userId, secret, totpCode(secret, totpStep(T0) + 1)), null)
+    const other = tf.newSecret()
+    assert.equal(await tf.confirm(userId, other, totpCode(other, totpStep(T0) + 1)), null)
     const status = await tf.status(userId)
     assert.equal(status.enabled, true)
     assert.equal(status.recoveryCodes, 10)
@@ -122,9 +116,9 @@ describe('TwoFactor', () => {
 
   it('of 20 concurrent confirmations with the right code, exactly one turns it on', async () => {
     const tf = service()
-    const secret = (await tf.pendingSecret(userId))!
+    const secret = tf.newSecret()
     const code = totpCode(secret, totpStep(T0))
-    const results = await Promise.all(Array.from({ length: 20 }, () => tf.confirm(userId, code)))
+    const results = await Promise.all(Array.from({ length: 20 }, () => tf.confirm(userId, secret, code)))
     assert.equal(results.filter(Boolean).length, 1)
     assert.equal(await tf.remainingRecoveryCodes(userId), 10)
   })
@@ -174,7 +168,7 @@ describe('TwoFactor', () => {
 
   it('refuses codes of a user without TOTP', async () => {
     const tf = service()
-    const secret = (await tf.pendingSecret(userId))!
+    const secret = tf.newSecret()
     assert.equal(await tf.verifyCode(userId, totpCode(secret, totpStep(T0))), false)
     assert.equal(await tf.verifyCode(999_999, '123456'), false)
     assert.equal(await tf.isEnabled(999_999), false)
@@ -250,7 +244,6 @@ describe('TwoFactor', () => {
     assert.equal(await tf.isEnabled(userId), false)
     clock = T0 + 60_000
     assert.equal(await tf.verifyCode(userId, totpCode(secret, totpStep(clock))), false)
-    assert.notEqual(await tf.pendingSecret(userId), secret)
     assert.equal(await tf.disable(userId), false)
   })
 

@@ -5,9 +5,10 @@
  * (`two_factor_confirmed_at`), the last accepted time step (`two_factor_last_step`), and the
  * recovery codes (`two_factor_recovery_codes`, SHA-256 only).
  *
- * Enrolment: `pendingSecret()` makes the secret once and keeps answering it until `confirm()`
- * accepts a code from the app, which turns TOTP on and returns 10 recovery codes (the only time
- * they exist in plain text). Sign-in: `verifyCode()` accepts a code once (its time step is recorded
+ * Enrolment: `newSecret()` makes a secret that the enrolling session keeps (sealed with
+ * `sealForSession`, see pending-secret); nothing is written to the account until `confirm()`
+ * accepts a code from the app for it, which stores it, turns TOTP on and returns 10 recovery
+ * codes (the only time they exist in plain text). No other session can learn or pre-seed it. Sign-in: `verifyCode()` accepts a code once (its time step is recorded
  * by a conditional update, so of concurrent requests with one code exactly one wins);
  * `useRecoveryCode()` deletes the code's row, and only the request whose delete removed it wins.
  *
@@ -40,6 +41,9 @@ export interface TwoFactorDependencies {
   /** The clock, in milliseconds (tests). */
   now?: () => number
 }
+
+/** What a session keeps sealed for the two-factor pages. */
+export type SessionSecret = 'pending' | 'codes'
 
 export interface TwoFactorStatus {
   enabled: boolean
@@ -84,41 +88,38 @@ export class TwoFactor {
   }
 
   /**
-   * The base32 secret being set up, made and stored on first call and the same on every call after
-   * it until TOTP is turned on; null when it is on already (its secret is never shown again) or the
-   * user does not exist.
+   * A new base32 secret for an enrolment. It is not stored on the account: the enrolling session
+   * keeps it, sealed (`sealPendingSecret`), until `confirm()` stores it.
    */
-  async pendingSecret(userId: unknown): Promise<string | null> {
-    const row = await this.#row(userId)
-    if (!row || toDate(row.two_factor_confirmed_at)) return null
-    const existing = this.#decrypt(row.two_factor_secret, userId)
-    if (existing) return existing.value
-    const { table, key } = this.#users()
-    const secret = generateTotpSecret()
-    // Only over the value just read: of two first visits at once, one secret is kept.
-    const query = this.#deps.db()(table).where(key, userId as string | number).whereNull('two_factor_confirmed_at')
-    if (row.two_factor_secret === null || row.two_factor_secret === undefined) query.whereNull('two_factor_secret')
-    else query.where('two_factor_secret', row.two_factor_secret as string)
-    const updated = await query.update({ two_factor_secret: this.#encrypt(secret, userId), two_factor_last_step: null })
-    if (updated === 1) return secret
-    const again = await this.#row(userId)
-    if (!again || toDate(again.two_factor_confirmed_at)) return null
-    return this.#decrypt(again.two_factor_secret, userId)?.value ?? null
+  newSecret(): string {
+    return generateTotpSecret()
   }
 
   /**
-   * Turns TOTP on when `code` is the pending secret's current code: returns the 10 new recovery
-   * codes (their only appearance in plain text), or null (wrong code, nothing pending, already on).
-   * Of concurrent confirmations exactly one succeeds.
+   * `value` encrypted with APP_KEY for the session (an enrolment's secret, recovery codes waiting to
+   * be shown); it opens for the same `purpose` and `userId` only.
    */
-  async confirm(userId: unknown, code: unknown): Promise<string[] | null> {
+  sealForSession(purpose: SessionSecret, value: string, userId: unknown): string {
+    return this.#deps.encrypter.encrypt(value, this.#sessionContext(purpose, userId))
+  }
+
+  /** The value of `sealed` (from `sealForSession` with the same purpose and user), or null. */
+  openFromSession(purpose: SessionSecret, sealed: unknown, userId: unknown): string | null {
+    return this.#deps.encrypter.decrypt(sealed, this.#sessionContext(purpose, userId))?.value ?? null
+  }
+
+  /**
+   * Turns TOTP on with `secret` (the one the enrolling session showed) when `code` is its current
+   * code: stores the secret on the account and returns the 10 new recovery codes (their only
+   * appearance in plain text), or null (wrong code, already on). Of concurrent confirmations
+   * exactly one succeeds.
+   */
+  async confirm(userId: unknown, secret: string, code: unknown): Promise<string[] | null> {
     const typed = parseTotpCode(code)
     if (typed === null) return null
     const row = await this.#row(userId)
     if (!row || toDate(row.two_factor_confirmed_at)) return null
-    const secret = this.#decrypt(row.two_factor_secret, userId)
-    if (!secret) return null
-    const step = matchTotp(secret.value, typed, { at: this.#now() })
+    const step = matchTotp(secret, typed, { at: this.#now() })
     if (step === null) return null
     const codes = generateRecoveryCodes()
     const { table, key } = this.#users()
@@ -127,8 +128,7 @@ export class TwoFactor {
       const updated = await trx(table)
         .where(key, userId as string | number)
         .whereNull('two_factor_confirmed_at')
-        .where('two_factor_secret', row.two_factor_secret as string)
-        .update({ two_factor_confirmed_at: now, two_factor_last_step: step, ...(secret.rotated ? { two_factor_secret: this.#encrypt(secret.value, userId) } : {}) })
+        .update({ two_factor_secret: this.#encrypt(secret, userId), two_factor_confirmed_at: now, two_factor_last_step: step })
       if (updated !== 1) return null
       await this.#replaceCodes(trx, userId, codes, now)
       return codes
@@ -269,6 +269,11 @@ export class TwoFactor {
 
   #users(): { table: string; key: string } {
     return this.#deps.users()
+  }
+
+  /** A session value's place, bound into its ciphertext: it opens for that purpose and user only. */
+  #sessionContext(purpose: SessionSecret, userId: unknown): string {
+    return `${this.#users().table}.two_factor_${purpose}:${String(userId)}`
   }
 
   /** Where a secret lives, bound into its ciphertext: it decrypts on that user's row only. */

@@ -1,9 +1,11 @@
 /**
  * @module cli/commands/token-create-command
- * `craft token:create <email> --name N [--abilities a,b] [--expires MINUTES]`: creates a personal
+ * `craft token:create <email> --name N [--abilities a,b] [--expires 90d|12h|30m]`: creates a personal
  * access token for the user with that address and prints it, once: the token alone on stdout (so
  * `TOKEN=$(node craft token:create ...)` works), what it is on stderr. Only its SHA-256 is stored.
- * An unknown address, a bad option or a missing table: one line on stderr and exit 1.
+ * `--expires` takes a unit (`d`, `h`, `m`), as the `/account/tokens` form takes days; a bare
+ * number stays minutes. An unknown address, a bad option or a missing table: one line on stderr
+ * and exit 1.
  * Also `personalTokensMigration(root)`: the table's migration, which `craft api:install` writes
  * when the app has none.
  */
@@ -11,6 +13,7 @@ import { missingFrameworkMigrations } from '../generator.js'
 import type { Command } from 'commander'
 import { PERSONAL_TOKENS_TABLE } from '../../api/personal-tokens/repository.js'
 import { issuePersonalToken } from '../../api/personal-tokens/issue.js'
+import { parseDuration } from '../../api/personal-tokens/token-expiry.js'
 import { CliError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
 
@@ -35,17 +38,21 @@ export function registerTokenCreateCommand(program: Command, ctx: CliContext): v
       'Create a personal access token (trw_<id>_<secret><checksum>) for the user with that e-mail address and print it once: the token alone on stdout, ' +
         'what it is on stderr, so TOKEN=$(node craft token:create ...) works. Only its SHA-256 is stored; it is accepted by the api stack as a Bearer token ' +
         'and listed (and revocable) on /account/tokens. Without --abilities it has none: it can call API routes that ask for no ability (ability:<name>). ' +
+        'Without --expires it never expires; --expires 90d matches the page\'s default of 90 days. ' +
         'An unknown address, a bad option or a missing personal_access_tokens table exits 1 with a message.',
     )
     .argument('<email>', "the user's e-mail address")
     .requiredOption('--name <name>', 'what the token is for, e.g. "CI deploy"')
     .option('--abilities <list>', 'comma-separated abilities, e.g. posts:read,posts:write (* for all; default none)')
-    .option('--expires <minutes>', 'minutes until it expires (default: never)')
+    .option('--expires <duration>', 'how long until it expires: 90d, 12h or 30m (a bare number is minutes; default: never)')
     .action(async (email: string, opts: Options) => {
       let expiresIn: number | null = null
       if (opts.expires !== undefined) {
-        expiresIn = Number(opts.expires)
-        if (!/^\d+(\.\d+)?$/.test(opts.expires) || !(expiresIn > 0)) throw new CliError(`--expires must be a positive number of minutes, not "${opts.expires}".`)
+        try {
+          expiresIn = parseDuration(opts.expires)
+        } catch (error) {
+          throw new CliError((error as Error).message)
+        }
       }
       const app = await ctx.boot('console')
       // stdout carries the token alone: this command's log lines go to stderr.

@@ -37,14 +37,15 @@ import { sha256Hex } from '../../tokens/index.js'
 import { CONFIRM_INTENDED, markPasswordConfirmed, PASSWORD_CONFIRMED_AT } from '../../middleware/password-confirm-middleware.js'
 import { AUTH_COOKIE, REMEMBER_COOKIE, type WebGuardDependencies } from './types.js'
 import type { DeviceRevocations } from '../../inventory/device-cookies.js'
-import { AMR_SESSION_KEY, MFA_INTENDED } from '../../two-factor/amr.js'
+import { AMR_SESSION_KEY, MFA_INTENDED, SECOND_FACTOR_AT } from '../../two-factor/amr.js'
+import { NEW_CODES_KEY, TOTP_PENDING_KEY } from '../../two-factor/pending-secret.js'
 
 /** The known-device cookie: `<random device id>.<base64url of the account's primary key>.<issued at, epoch seconds>`, signed. */
 export const DEVICE_COOKIE = 'trowel_device'
 /** Session key: SHA-256 of the token of the login whose state the session holds. */
 export const LOGIN_BINDING_KEY = 'auth.login'
 /** Session keys earned by one login, forgotten when the session meets another login. */
-const LOGIN_BOUND_KEYS = [AMR_SESSION_KEY, PASSWORD_CONFIRMED_AT, CONFIRM_INTENDED, MFA_INTENDED]
+const LOGIN_BOUND_KEYS = [AMR_SESSION_KEY, PASSWORD_CONFIRMED_AT, CONFIRM_INTENDED, MFA_INTENDED, SECOND_FACTOR_AT, TOTP_PENDING_KEY, NEW_CODES_KEY]
 /** One year, in seconds. */
 const DEVICE_COOKIE_MAX_AGE = 365 * 24 * 60 * 60
 

@@ -1,0 +1,125 @@
+/**
+ * Black-box: the `mfa.recent` middleware. A user with a second factor passes only when this login
+ * gave one within `GUARDS.web.password_timeout` minutes; a trusted-device mark (which skips the
+ * login's challenge) never counts: such a login steps up on /two-factor-challenge and comes back.
+ * JSON gets 403 `E_MFA_REQUIRED`. A user without a factor passes.
+ */
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import * as OTPAuth from 'otpauth'
+import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
+import { Client } from '../helpers/http-client.js'
+import { applyAuthSteps } from '../helpers/seed-steps.js'
+import { budgetsOff } from '../helpers/auth-config.js'
+import { PASSWORD } from '../helpers/security-kit.js'
+
+function code(secret: string, ahead = 0): string {
+  const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
+  return totp.generate({ timestamp: Date.now() + ahead * 30_000 })
+}
+
+describe('the mfa.recent middleware', () => {
+  let app: TestApp
+  let server: Server
+
+  before(async () => {
+    app = await newApp({ env: { MAIL_DRIVER: 'log' } })
+    applyAuthSteps(app)
+    budgetsOff(app)
+    app.edit('routes/web.ts', (t) =>
+      t.replace(
+        'export const ROUTES = [',
+        "export const ROUTES = [\n  Route.get('/sensitive', (ctx) => `sensitive for ${ctx.auth.user().name}`).middleware(['auth', 'mfa.recent']),",
+      ),
+    )
+    if (!app.read('routes/web.ts').includes('import { Route }')) app.edit('routes/web.ts', (t) => `import { Route } from 'trowel'\n${t}`)
+    migrate(app)
+    server = await app.serve()
+  })
+  after(async () => {
+    await app?.cleanup()
+  })
+
+  async function register(email: string): Promise<Client> {
+    const client = new Client(server.url)
+    const r = await client.submit('/register', '/register', { name: 'Recent', email, password: PASSWORD, password_confirmation: PASSWORD })
+    assert.equal(r.location, '/home', r.text)
+    return client
+  }
+
+  /** Turns TOTP on from `client`; the secret. */
+  async function enrol(client: Client, ahead = 0): Promise<string> {
+    await client.submit('/confirm-password', '/confirm-password', { password: PASSWORD })
+    const page = await client.get('/account/two-factor')
+    const secret = /aria-label="Setup key ([A-Z2-7]+)"/.exec(page.text)?.[1]
+    assert.ok(secret, page.text)
+    const r = await client.post('/account/two-factor', { __token: client.csrf(), code: code(secret, ahead) })
+    assert.ok(r.status === 200 || r.status === 302, r.text)
+    return secret
+  }
+
+  async function answer(client: Client, form: Record<string, string>) {
+    await client.get('/two-factor-challenge')
+    return client.post('/two-factor-challenge', { __token: client.csrf(), ...form })
+  }
+
+  it('not logged in: to /login (JSON 401)', async () => {
+    const client = new Client(server.url)
+    assert.match((await client.get('/sensitive')).location ?? '', /^\/login(\?|$)/)
+    assert.equal((await client.get('/sensitive', { accept: 'application/json' })).status, 401)
+  })
+
+  it('a user without a second factor passes', async () => {
+    const client = await register('none@example.test')
+    const r = await client.get('/sensitive')
+    assert.equal(r.status, 200)
+    assert.equal(r.text, 'sensitive for Recent')
+  })
+
+  it('a factor just enrolled, or just answered at login, counts', async () => {
+    const email = 'answered@example.test'
+    const enrolling = await register(email)
+    const secret = await enrol(enrolling)
+    assert.equal((await enrolling.get('/sensitive')).status, 200, 'the enrolment showed the factor')
+    const other = new Client(server.url)
+    assert.equal((await other.submit('/login', '/login', { email, password: PASSWORD })).location, '/two-factor-challenge')
+    assert.equal((await answer(other, { code: code(secret, 1) })).location, '/home')
+    assert.equal((await other.get('/sensitive')).status, 200)
+  })
+
+  it('a trusted-device login never counts: it steps up, then comes back', async () => {
+    const email = 'trusted@example.test'
+    const enrolling = await register(email)
+    // Three codes of three successive time steps: enrolment, login, step-up.
+    const secret = await enrol(enrolling, -1)
+    const browser = new Client(server.url)
+    await browser.submit('/login', '/login', { email, password: PASSWORD })
+    assert.equal((await answer(browser, { code: code(secret), trust: '1' })).location, '/home')
+    await browser.submit('/home', '/logout', {})
+    // The trusted browser logs in with the password alone (amr pwd+otp, no code given).
+    assert.equal((await browser.submit('/login', '/login', { email, password: PASSWORD })).location, '/home')
+    const r = await browser.get('/sensitive')
+    assert.equal(r.status, 302)
+    assert.equal(r.location, '/two-factor-challenge')
+    const json = await browser.get('/sensitive', { accept: 'application/json' })
+    assert.equal(json.status, 403)
+    assert.equal(json.json().code, 'E_MFA_REQUIRED')
+    // The challenge page asks (it does not bounce back because the amr says otp).
+    const page = await browser.get('/two-factor-challenge')
+    assert.equal(page.status, 200)
+    assert.match(page.text, /name="code"/)
+    await browser.get('/sensitive')
+    const done = await answer(browser, { code: code(secret, 1) })
+    assert.equal(done.location, '/sensitive', 'back to the page mfa.recent stopped')
+    assert.equal((await browser.get('/sensitive')).status, 200)
+  })
+
+  it('a login restored from another browser session without a factor (password only, TOTP turned on elsewhere) steps up', async () => {
+    const email = 'elsewhere@example.test'
+    const enrolling = await register(email)
+    const browser = new Client(server.url)
+    assert.equal((await browser.submit('/login', '/login', { email, password: PASSWORD })).location, '/home')
+    await enrol(enrolling)
+    assert.equal((await browser.get('/sensitive')).location, '/two-factor-challenge')
+  })
+})
