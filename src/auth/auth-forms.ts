@@ -11,6 +11,7 @@ import { UniqueConstraintError } from '../database/errors.js'
 import { db } from '../database/database-manager.js'
 import { formatMessage } from '../validation/messages.js'
 import { InvalidCredentialsError } from './errors.js'
+import { PASSWORD_MESSAGES } from './hashing/password-policy.js'
 import { AUTH_MESSAGES } from './messages.js'
 import { clientKey } from './throttle/client-key.js'
 import { sendVerificationAfterRegistration } from './accounts/email-verification.js'
@@ -43,9 +44,14 @@ export async function checkWithPolicy(ctx: HttpContext, rules: Record<string, st
     errors = { ...error.errors }
   }
   const password = input[passwordField]
-  if (typeof password === 'string' && !errors[passwordField]) {
+  if (typeof password === 'string') {
     const problem = auth(ctx).manager.policy.check(password)
-    if (problem) errors[passwordField] = [problem]
+    const others = errors[passwordField]
+    // A common password is said at once, also beside another message (a confirmation that does
+    // not match): fixing the other first would only bring this one up on the next try. A length
+    // problem is already among the rules' messages.
+    if (problem && !others) errors[passwordField] = [problem]
+    else if (problem === PASSWORD_MESSAGES.tooCommon && others) errors[passwordField] = [problem, ...others]
   }
   return { data, errors }
 }

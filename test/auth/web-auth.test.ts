@@ -141,6 +141,12 @@ describe('web authentication', () => {
     const common = await client.submit('/register', '/register', { name: 'C', email: 'common@example.test', password: 'password123', password_confirmation: 'password123' })
     assert.equal(common.location, '/register')
     assert.match((await client.get('/register')).text, /too common/)
+    // A common password is said at once, also beside a confirmation that does not match.
+    const both = await client.submit('/register', '/register', { name: 'C', email: 'common@example.test', password: 'password', password_confirmation: 'passwort' })
+    assert.equal(both.location, '/register')
+    const page2 = (await client.get('/register')).text
+    assert.match(page2, /too common/)
+    assert.match(page2, /confirmation does not match/)
   })
 
   it('duplicate e-mail (any case, spaces) is refused', async () => {
