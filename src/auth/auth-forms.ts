@@ -12,6 +12,7 @@ import { db } from '../database/database-manager.js'
 import { formatMessage } from '../validation/messages.js'
 import { InvalidCredentialsError } from './errors.js'
 import { PASSWORD_MESSAGES } from './hashing/password-policy.js'
+import { markPasswordConfirmed } from './middleware/password-confirm-middleware.js'
 import { AUTH_MESSAGES } from './messages.js'
 import { clientKey } from './throttle/client-key.js'
 import { sendVerificationAfterRegistration } from './accounts/email-verification.js'
@@ -183,8 +184,14 @@ export const AuthForms = {
     }
     try {
       const user = await auth(ctx).register({ name: data.name, [column]: data[column], password: data.password })
-      // With the `email_verification` feature: the link, mailed in the background (never throws).
+      // The password was typed seconds ago: pages behind `password.confirm` do not ask for it again.
+      markPasswordConfirmed(ctx)
+      // With the `email_verification` feature: the link, mailed in the background (never throws),
+      // and a word on the next page that it was sent.
       await sendVerificationAfterRegistration(ctx, user)
+      if (manager.resolved.features.has('email_verification') && ctx.hasSession) {
+        ctx.session.flash('success', `Welcome! We sent a link to ${String(data[column])} to verify your e-mail address.`)
+      }
     } catch (error) {
       if (error instanceof UniqueConstraintError) throw new ValidationError({ [column]: [AUTH_MESSAGES.emailTaken] })
       throw error
