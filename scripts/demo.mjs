@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: the demo app. On first run it creates `demo/` with `craft new`, installs web auth
 // and the JWT API by the seed's steps, adds a page that fetches a token and calls a protected API
-// route; then it migrates and serves on http://127.0.0.1:8000 (HOST and PORT override).
+// route; then it migrates and serves on http://127.0.0.1:8000 (HOST and PORT override, as do
+// `npm start -- --host H --port P`).
 import { existsSync } from 'node:fs'
 import { spawnSync, spawn } from 'node:child_process'
 import { join } from 'node:path'
@@ -34,11 +35,25 @@ if (!existsSync(join(demo, 'Kernel.ts'))) {
 }
 
 run(['craft', 'migrate'], demo, true)
-const host = process.env.HOST ?? '127.0.0.1'
-const port = process.env.PORT ?? '8000'
+/** `--name value` or `--name=value` from the command line (`npm start -- --port 8001`). */
+function option(name) {
+  const args = process.argv.slice(2)
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === `--${name}`) return args[i + 1]
+    if (args[i].startsWith(`--${name}=`)) return args[i].slice(name.length + 3)
+  }
+  return undefined
+}
+const unknown = process.argv.slice(2).filter((a) => a.startsWith('--') && !/^--(host|port)(=|$)/.test(a))
+if (unknown.length) {
+  console.error(`npm start takes --host and --port only, not ${unknown.join(' ')}.`)
+  process.exit(1)
+}
+const host = option('host') ?? process.env.HOST ?? '127.0.0.1'
+const port = option('port') ?? process.env.PORT ?? '8000'
 // Links in e-mails (password reset) point at APP_URL: follow HOST/PORT unless APP_URL is set.
 const env = { ...process.env }
-if ((process.env.HOST || process.env.PORT) && !process.env.APP_URL) env.APP_URL = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+if ((host !== '127.0.0.1' || port !== '8000') && !process.env.APP_URL) env.APP_URL = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
 const server = spawn(process.execPath, ['craft', 'serve', '--host', host, '--port', port], { cwd: demo, stdio: 'inherit', env })
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal))
 server.on('exit', (code) => process.exit(code ?? 0))

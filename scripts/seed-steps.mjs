@@ -13,11 +13,15 @@ function addImport(text, line) {
   return text.includes(line) ? text : line + '\n' + text
 }
 
-/** Steps 1–3: `craft auth`, then `...Auth.routes()` in routes/web.ts. */
+/** Steps 1–3: `craft auth`, then `...Auth.routes()` in routes/web.ts unless craft auth wired them. */
 export function applyAuthSteps(dir, craft) {
   craft(['auth'])
+  // `craft auth` wires `...authRoutes()` into routes/web.ts itself: adding the seed's
+  // `...Auth.routes()` beside it would list every auth route twice.
   edit(dir, 'routes/web.ts', (t) =>
-    addImport(t, "import { Auth } from 'trowel/auth'").replace('export const ROUTES = [', 'export const ROUTES = [\n  ...Auth.routes(),'),
+    /\.\.\.(authRoutes|Auth\.routes)\(/.test(t)
+      ? t
+      : addImport(t, "import { Auth } from 'trowel/auth'").replace('export const ROUTES = [', 'export const ROUTES = [\n  ...Auth.routes(),'),
   )
 }
 

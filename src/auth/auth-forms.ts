@@ -11,6 +11,8 @@ import { UniqueConstraintError } from '../database/errors.js'
 import { db } from '../database/database-manager.js'
 import { formatMessage } from '../validation/messages.js'
 import { InvalidCredentialsError, PasswordResetRequiredError } from './errors.js'
+import { PASSWORD_MESSAGES } from './hashing/password-policy.js'
+import { markPasswordConfirmed } from './middleware/password-confirm-middleware.js'
 import { AUTH_MESSAGES } from './messages.js'
 import { clientKey } from './throttle/client-key.js'
 import { sendVerificationAfterRegistration } from './accounts/email-verification.js'
@@ -43,9 +45,14 @@ export async function checkWithPolicy(ctx: HttpContext, rules: Record<string, st
     errors = { ...error.errors }
   }
   const password = input[passwordField]
-  if (typeof password === 'string' && !errors[passwordField]) {
+  if (typeof password === 'string') {
     const problem = auth(ctx).manager.policy.check(password)
-    if (problem) errors[passwordField] = [problem]
+    const others = errors[passwordField]
+    // A common password is said at once, also beside another message (a confirmation that does
+    // not match): fixing the other first would only bring this one up on the next try. A length
+    // problem is already among the rules' messages.
+    if (problem && !others) errors[passwordField] = [problem]
+    else if (problem === PASSWORD_MESSAGES.tooCommon && others) errors[passwordField] = [problem, ...others]
   }
   return { data, errors }
 }
@@ -182,8 +189,14 @@ export const AuthForms = {
     }
     try {
       const user = await auth(ctx).register({ name: data.name, [column]: data[column], password: data.password })
-      // With the `email_verification` feature: the link, mailed in the background (never throws).
+      // The password was typed seconds ago: pages behind `password.confirm` do not ask for it again.
+      markPasswordConfirmed(ctx)
+      // With the `email_verification` feature: the link, mailed in the background (never throws),
+      // and a word on the next page that it was sent.
       await sendVerificationAfterRegistration(ctx, user)
+      if (manager.resolved.features.has('email_verification') && ctx.hasSession) {
+        ctx.session.flash('success', `Welcome! We sent a link to ${String(data[column])} to verify your e-mail address.`)
+      }
     } catch (error) {
       if (error instanceof UniqueConstraintError) throw new ValidationError({ [column]: [AUTH_MESSAGES.emailTaken] })
       throw error

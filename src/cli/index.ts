@@ -4,7 +4,7 @@
  * `main()`. Errors are one line on stderr with a non-zero exit; `APP_DEBUG=true` adds the stack of
  * unexpected errors (not of the framework's own one-line messages).
  */
-import { realpathSync } from 'node:fs'
+import { readFileSync, realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Command, CommanderError } from 'commander'
 import { findModule } from '../foundation/module-finder.js'
@@ -25,6 +25,12 @@ function isAppRoot(dir: string): boolean {
   return findModule(resolve(dir, 'Kernel')) !== undefined
 }
 
+/** The framework's own version, from its package.json (src/cli and dist/cli are two levels below it). */
+function frameworkVersion(): string {
+  const file = new URL('../../package.json', import.meta.url)
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version
+}
+
 /**
  * The `craft` program. With `only` (the command being run), just that command's module is loaded
  * when it is one (cli/command-list); otherwise every command is.
@@ -34,6 +40,7 @@ export async function buildProgram(ctx: CliContext, only?: string): Promise<Comm
   program
     .description('Trowel command line')
     .usage('<command> [options]')
+    .version(frameworkVersion(), '-V, --version', 'print the version of Trowel')
     .helpCommand(true)
     .exitOverride()
     .configureOutput({

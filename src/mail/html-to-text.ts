@@ -1,10 +1,31 @@
 /**
  * @module mail/html-to-text
- * The plain-text part derived from a mail's HTML when no text is given: links keep their URL
- * (`Reset password (https://…)`), block elements become line breaks, entities are decoded.
+ * The plain-text part derived from a mail's HTML when no text is given, by the html-to-text
+ * library (a real HTML parser): links keep their URL (`Reset password [https://…]`, the URL alone
+ * when it is the link's text), table rows become lines with their cells spaced apart
+ * (`When    2026-11-26 20:28 UTC`), block elements become line breaks, entities are decoded.
+ * An element marked `data-text="skip"` is left out of the text (a URL repeated for HTML readers
+ * whose client hides links, which the text part already shows once).
  */
+import { convert } from 'html-to-text'
+
+const OPTIONS = {
+  wordwrap: false as const,
+  selectors: [
+    { selector: 'a', options: { hideLinkHrefIfSameAsText: true, linkBrackets: ['(', ')'] } },
+    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false, colSpacing: 4 } },
+    { selector: 'h1', options: { uppercase: false } },
+    { selector: 'h2', options: { uppercase: false } },
+    { selector: 'h3', options: { uppercase: false } },
+    { selector: 'ul', options: { itemPrefix: '- ' } },
+    { selector: 'img', format: 'skip' },
+    { selector: '[data-text=skip]', format: 'skip' },
+  ],
+}
+
 const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', copy: '©', hellip: '…', mdash: '—', ndash: '–' }
 
+/** Entities decoded (`&amp;` → `&`), for text taken from HTML attributes or fragments. */
 export function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (match, entity: string) => {
     if (entity[0] === '#') {
@@ -15,29 +36,12 @@ export function decodeEntities(text: string): string {
   })
 }
 
-function stripTags(html: string): string {
-  return html.replace(/<[^>]*>/g, '')
-}
-
 export function htmlToText(html: string): string {
-  let text = html.replace(/<(script|style|head|title)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
-  text = text.replace(/<!--[\s\S]*?-->/g, '')
-  text = text.replace(
-    /<a\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))[^>]*>([\s\S]*?)<\/a\s*>/gi,
-    (_match, dq: string | undefined, sq: string | undefined, bare: string | undefined, inner: string) => {
-      const href = decodeEntities((dq ?? sq ?? bare ?? '').trim())
-      const label = decodeEntities(stripTags(inner)).replace(/\s+/g, ' ').trim()
-      if (!href || href.startsWith('#')) return label
-      return label && label !== href ? `${label} (${href})` : href
-    },
-  )
-  text = text.replace(/<br\s*\/?>/gi, '\n')
-  text = text.replace(/<li\b[^>]*>/gi, '\n- ').replace(/<\/li\s*>/gi, '')
-  text = text.replace(/<\/?(?:p|div|h[1-6]|ul|ol|tr|table|blockquote|section|article|header|footer|hr|pre)\b[^>]*>/gi, '\n\n')
-  text = decodeEntities(stripTags(text))
-  return text
+  // A no-break space reads as a space in plain text.
+  return convert(html, OPTIONS)
+    .replace(/\u00a0/g, ' ')
     .split('\n')
-    .map((line) => line.replace(/[ \t\f\v]+/g, ' ').trim())
+    .map((line) => line.trimEnd())
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim()

@@ -284,4 +284,12 @@ describe('htmlToText', () => {
     const text = htmlToText('<style>x{}</style><h1>Hi</h1><p>A &amp; B&nbsp;C</p><p><a href="https://x.test/a?b=1&amp;c=2">Go</a> or <a href="https://y.test">https://y.test</a></p><ul><li>one</li><li>two</li></ul>')
     assert.equal(text, 'Hi\n\nA & B C\n\nGo (https://x.test/a?b=1&c=2) or https://y.test\n\n- one\n- two')
   })
+
+  it('keeps a space between a table row\'s label and value, and leaves out data-text="skip"', () => {
+    const text = htmlToText('<table><tr><td>When</td><td>2026-11-26 20:28 UTC</td></tr><tr><td>IP address</td><td>127.0.0.1</td></tr></table><p><a href="https://a.test/s/1">This wasn\'t me</a></p><p><span data-text="skip">https://a.test/s/1<br></span>Works once.</p>')
+    assert.match(text, /^When\s+2026-11-26 20:28 UTC$/m)
+    assert.match(text, /^IP address\s+127\.0\.0\.1$/m)
+    assert.equal(text.split('https://a.test/s/1').length - 1, 1, text)
+    assert.match(text, /Works once\./)
+  })
 })

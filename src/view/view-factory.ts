@@ -22,6 +22,7 @@ import { locateTemplateError, TemplateRenderError } from './template-error.js'
 import { ContextView } from './context-view.js'
 import { errorPageContext, renderErrorPage, type ErrorPageData } from './error-page.js'
 import { loadNunjucks } from './load-nunjucks.js'
+import { humanizeMinutes } from '../support/duration.js'
 
 export type UrlFor = (name: string, params?: Record<string, unknown>) => string
 
@@ -69,6 +70,8 @@ export class ViewFactory {
     env.addGlobal('errors', {})
     env.addGlobal('messages', {})
     env.addGlobal('auth_user', null)
+    // `{{ minutes | duration }}`: "24 hours", not "1440 minutes".
+    env.addFilter('duration', humanizeMinutes)
     // `APPLICATION.name` of config/application.ts (APP_NAME), shown by the auth pages' header and title.
     const name = this.#app.config?.<{ APPLICATION?: { name?: unknown } }>('application')?.APPLICATION?.name ?? process.env.APP_NAME
     env.addGlobal('app_name', typeof name === 'string' && name !== '' ? name : 'Trowel')

@@ -154,14 +154,16 @@ describe('account pages', () => {
     assert.ok(json.json().errors.name)
   })
 
-  it('the profile form does not change the e-mail: a new address is a field error pointing to the change-e-mail form', async () => {
+  it('the profile form does not change the e-mail: its address is read-only, and a crafted one is a field error pointing to the change-e-mail form', async () => {
     const client = await register('keep@example.test', 'Keeper')
+    const form = await client.get('/account')
+    assert.match(form.text, /<input id="profile-email" type="email" value="keep@example\.test" readonly/)
     const r = await submitAccount(client, '/account/profile', { form: 'profile', name: 'Someone Else', email: 'other@example.test' })
     assert.equal(r.location, '/account')
     const page = await client.get('/account')
     const error = fieldError(page.text, 'profile-email-error')
     assert.ok(error && /Change e-mail/.test(error), `error: ${error}`)
-    assert.match(page.text, /value="other@example\.test"/, 'the typed address was not kept')
+    assert.match(page.text, /id="profile-email" type="email" value="keep@example\.test"/, 'the field shows the account\'s address')
     assert.equal(fieldError(page.text, 'new-email-error'), null, 'the error was shown on the change-e-mail form too')
     const row = await db('users').where('id', await userId('keep@example.test')).first('name', 'email')
     assert.deepEqual({ name: row.name, email: row.email }, { name: 'Keeper', email: 'keep@example.test' }, 'something was saved')

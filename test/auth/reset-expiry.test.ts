@@ -11,6 +11,7 @@ const PASSWORD = 'correct horse battery staple'
 describe('reset expiry and next', () => {
   let app: TestApp
   let server: Server
+  let lastMail = ''
 
   before(async () => {
     app = await newApp({ env: { MAIL_DRIVER: 'log' } })
@@ -31,7 +32,10 @@ describe('reset expiry and next', () => {
     for (let i = 0; i < 50; i++) {
       const log = app.exists('storage/logs/mail.log') ? app.read('storage/logs/mail.log').slice(before) : ''
       const m = /\/change_password\/([A-Za-z0-9_-]{43})/.exec(log)
-      if (m) return m[1]!
+      if (m) {
+        lastMail = log
+        return m[1]!
+      }
       await new Promise((r) => setTimeout(r, 100))
     }
     throw new Error('no reset mail in storage/logs/mail.log')
@@ -39,6 +43,9 @@ describe('reset expiry and next', () => {
 
   it('a link older than password_reset_expiration (0.05 min = 3 s) is refused', async () => {
     const token = await requestLink()
+    // The mail says how long the link lives in words, not in (fractional) minutes.
+    assert.match(lastMail, /expires in 3 seconds\./)
+    assert.doesNotMatch(lastMail, /0\.05 minutes/)
     await new Promise((r) => setTimeout(r, 3500))
     const client = new Client(server.url)
     const r = await client.submit(`/change_password/${token}`, `/change_password/${token}`, { password: 'a new passphrase here', password_confirmation: 'a new passphrase here' })

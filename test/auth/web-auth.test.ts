@@ -62,7 +62,12 @@ describe('web authentication', () => {
     const home = await client.get('/home')
     assert.equal(home.status, 200)
     assert.match(home.text, /Ada Lovelace/)
+    assert.match(home.text, /We sent a link to ada@example\.test to verify your e-mail address/)
     assert.equal(home.headers.get('cache-control'), 'no-store')
+    // The password was just typed: a page behind password.confirm does not ask for it again.
+    assert.equal((await client.get('/account/devices')).status, 200)
+    const confirmed = await client.post('/account/devices/revoke-others', { __token: client.csrf() })
+    assert.notEqual(confirmed.location, '/confirm-password')
     const oldCookies = client.cookieHeader()
     const out = await client.post('/logout', { __token: client.csrf() })
     assert.equal(out.status, 302)
@@ -141,6 +146,12 @@ describe('web authentication', () => {
     const common = await client.submit('/register', '/register', { name: 'C', email: 'common@example.test', password: 'password123', password_confirmation: 'password123' })
     assert.equal(common.location, '/register')
     assert.match((await client.get('/register')).text, /too common/)
+    // A common password is said at once, also beside a confirmation that does not match.
+    const both = await client.submit('/register', '/register', { name: 'C', email: 'common@example.test', password: 'password', password_confirmation: 'passwort' })
+    assert.equal(both.location, '/register')
+    const page2 = (await client.get('/register')).text
+    assert.match(page2, /too common/)
+    assert.match(page2, /confirmation does not match/)
   })
 
   it('duplicate e-mail (any case, spaces) is refused', async () => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { spawn } from 'node:child_process'
 import { newApp, runNode, CRAFT_BIN, ROOT, type TestApp } from '../helpers/app-harness.js'
 import { applyApiSteps } from '../helpers/seed-steps.js'
 
@@ -168,4 +169,44 @@ test('a new app with web auth and the JWT API installed type-checks (tsc --noEmi
   } finally {
     await typed.cleanup()
   }
+})
+
+test('craft --version prints the framework version', () => {
+  const pkg = JSON.parse(app.read('node_modules/trowel/package.json')) as { version: string }
+  for (const flag of ['--version', '-V']) {
+    const r = app.craft(flag)
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout.trim(), pkg.version)
+  }
+})
+
+test('craft serve listens on PORT when --port is not given; --port wins over it', async () => {
+  const freePort = () =>
+    new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo
+        probe.close(() => resolve(port))
+      })
+    })
+  async function servedPort(args: string[], env: Record<string, string>): Promise<number> {
+    // An earlier test removed JWT_SECRET from .env (the API is installed): the environment supplies one.
+    const secret = 'x'.repeat(64)
+    const child = spawn(process.execPath, ['craft', 'serve', ...args], { cwd: app.dir, env: { ...process.env, ...app.env, JWT_SECRET: secret, ...env } })
+    const exited = new Promise((r) => child.once('exit', r))
+    let output = ''
+    child.stdout.on('data', (d: Buffer) => (output += d))
+    child.stderr.on('data', (d: Buffer) => (output += d))
+    try {
+      await waitFor(() => /serving on http:\/\/127\.0\.0\.1:\d+/.test(output) || child.exitCode !== null, 'the server')
+      assert.match(output, /serving on/, output)
+      return Number(/serving on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)![1])
+    } finally {
+      child.kill('SIGTERM')
+      await exited
+    }
+  }
+  const fromEnv = await freePort()
+  assert.equal(await servedPort([], { PORT: String(fromEnv) }), fromEnv)
+  const fromFlag = await freePort()
+  assert.equal(await servedPort(['--port', String(fromFlag)], { PORT: String(fromEnv) }), fromFlag)
 })

@@ -27,7 +27,7 @@ import { serveNotices } from '../serve-notices.js'
 
 interface ServeOptions {
   host: string
-  port: string
+  port?: string
   workers?: string
   watch?: boolean
 }
@@ -137,7 +137,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         'the generated APP_URL, http://127.0.0.1:8000, follows --port instead (docs/configuration.md).',
     )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on', '8000')
+    .option('--port <port>', 'port to listen on (default: the PORT variable, else 8000)')
     .option('--workers <n>', 'fork N worker processes (node:cluster); "auto" = one per core')
     .option('--watch', 'restart the server when a file of the app changes (for development)')
     .action(async (opts: ServeOptions) => {
@@ -146,7 +146,8 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       // .env afresh (the process environment wins over .env, so passing ours would freeze it).
       const given = { ...process.env }
       loadEnvironment(root)
-      const port = parsePort(opts.port)
+      // Platforms and container runtimes hand the port over in PORT: used when --port is absent.
+      const port = parsePort(opts.port ?? given.PORT ?? '8000')
       const workers = parseWorkers(opts.workers)
       if (opts.watch) {
         watchAndServe(ctx, root, ['--host', opts.host, '--port', String(port), ...(opts.workers ? ['--workers', opts.workers] : [])], given)
