@@ -6,12 +6,13 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import type { Knex } from 'knex'
 import * as OTPAuth from 'otpauth'
 import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
 import { Client } from '../helpers/http-client.js'
 import { applyAuthSteps } from '../helpers/seed-steps.js'
 import { budgetsOff } from '../helpers/auth-config.js'
-import { PASSWORD } from '../helpers/security-kit.js'
+import { PASSWORD, appDb } from '../helpers/security-kit.js'
 
 function code(secret: string, ahead = 0): string {
   const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
@@ -21,6 +22,7 @@ function code(secret: string, ahead = 0): string {
 describe('the mfa.recent middleware', () => {
   let app: TestApp
   let server: Server
+  let db: Knex
 
   before(async () => {
     app = await newApp({ env: { MAIL_DRIVER: 'log' } })
@@ -35,8 +37,10 @@ describe('the mfa.recent middleware', () => {
     if (!app.read('routes/web.ts').includes('import { Route }')) app.edit('routes/web.ts', (t) => `import { Route } from 'trowel'\n${t}`)
     migrate(app)
     server = await app.serve()
+    db = appDb(app)
   })
   after(async () => {
+    await db?.destroy()
     await app?.cleanup()
   })
 
@@ -44,6 +48,7 @@ describe('the mfa.recent middleware', () => {
     const client = new Client(server.url)
     const r = await client.submit('/register', '/register', { name: 'Recent', email, password: PASSWORD, password_confirmation: PASSWORD })
     assert.equal(r.location, '/home', r.text)
+    await db('users').where('email', email).update({ email_verified_at: new Date() })
     return client
   }
 
