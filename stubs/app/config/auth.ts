@@ -20,6 +20,7 @@ export const GUARDS = {
     two_factor: true,
     passkeys: true,
     token_reuse: true,
+    second_factor_failed: true,
   },
   password_reset_table: 'password_resets',
   /** Minutes a password-reset link stays valid (fractions allowed); null = never expires. */
