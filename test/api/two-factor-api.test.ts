@@ -201,6 +201,25 @@ for (const store of ['column', 'table'] as const) {
       assert.equal(results.filter((r) => r.status === 200).length, 1, results.map((r) => r.status).join(','))
     })
 
+    it('20 concurrent answers with recovery codes on one mfa_token use at most one code; a wrong code leaves the mfa_token usable', async () => {
+      const email = 'burn.api@example.test'
+      const { codes, secret } = await enrol(email)
+      const id = Number((await db('users').where('email', email).first('id')).id)
+      const token = await mfaToken(email)
+      // A wrong answer first: the mfa_token stays for the next try.
+      const wrong = await post('/api/auth/two-factor', { mfa_token: token, code: '000000' === nextCode(secret) ? '111111' : '000000' })
+      assert.equal(wrong.status, 422)
+      // Twenty different recovery codes (the ten, each twice) at once.
+      const answers = [...codes, ...codes].map((recovery_code) => post('/api/auth/two-factor', { mfa_token: token, recovery_code }))
+      const results = await Promise.all(answers)
+      const statuses = results.map((r) => r.status)
+      assert.ok(statuses.filter((s) => s === 200).length <= 1, statuses.join(','))
+      assert.ok(statuses.every((s) => s === 200 || s === 422 || s === 429), statuses.join(','))
+      for (const r of results.filter((x) => x.status === 429)) assert.equal(r.json().code, 'E_TOO_MANY_REQUESTS')
+      const left = (await db('two_factor_recovery_codes').where('user_id', id)).length
+      assert.ok(left >= 9, `${10 - left} recovery codes burnt by concurrent answers`)
+    })
+
     it('5 wrong codes a minute: then 429 with Retry-After, even with a new mfa_token', async () => {
       const email = 'throttle.api@example.test'
       const { secret } = await enrol(email)
