@@ -119,6 +119,31 @@ describe('the mfa.recent middleware', () => {
     assert.equal((await browser.get('/sensitive')).status, 200)
   })
 
+  it('a trusted-device login cannot turn two factors off or add a passkey without a fresh factor', async () => {
+    const email = 'trusted-sensitive@example.test'
+    const enrolling = await register(email)
+    const secret = await enrol(enrolling, -1)
+    const browser = new Client(server.url)
+    await browser.submit('/login', '/login', { email, password: PASSWORD })
+    assert.equal((await answer(browser, { code: code(secret), trust: '1' })).location, '/home')
+    await browser.submit('/home', '/logout', {})
+    assert.equal((await browser.submit('/login', '/login', { email, password: PASSWORD })).location, '/home')
+    // The password was typed at this login: password.confirm passes; mfa.recent does not.
+    await browser.get('/account/two-factor')
+    const off = await browser.post('/account/two-factor/disable', { __token: browser.csrf() }, { referer: `${server.url}/account/two-factor` })
+    assert.equal(off.status, 302)
+    assert.equal(off.location, '/two-factor-challenge')
+    const offJson = await browser.post('/account/two-factor/disable', { __token: browser.csrf() }, { accept: 'application/json' })
+    assert.equal(offJson.status, 403)
+    assert.equal(offJson.json().code, 'E_MFA_REQUIRED')
+    for (const path of ['/passkeys/register/options', '/passkeys/register']) {
+      const r = await browser.postJson(path, {}, { accept: 'application/json', 'x-csrf-token': browser.csrf() })
+      assert.equal(r.status, 403, path)
+      assert.equal(r.json().code, 'E_MFA_REQUIRED', path)
+    }
+    assert.ok((await db('users').where('email', email).first()).two_factor_confirmed_at, 'two factors still on')
+  })
+
   it('a login restored from another browser session without a factor (password only, TOTP turned on elsewhere) steps up', async () => {
     const email = 'elsewhere@example.test'
     const enrolling = await register(email)
