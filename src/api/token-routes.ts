@@ -18,7 +18,7 @@ import type { RouteDefinition } from '../routing/route-definition.js'
 import type { HttpContext } from '../http/context.js'
 import { TooManyRequestsError, ValidationError } from '../http/errors.js'
 import { eventBase } from '../auth/events.js'
-import { answerSecondStep, CHALLENGE_MESSAGES, SECOND_STEP_AMR, twoFactorBudgetKeys } from '../auth/two-factor/challenge-forms.js'
+import { answerSecondStep, CHALLENGE_MESSAGES, refuseStopped, SECOND_STEP_AMR, twoFactorBudgetKeys } from '../auth/two-factor/challenge-forms.js'
 import type { JwtGuard } from './guards/jwt/guard.js'
 import { ApiCredentialsError } from './errors.js'
 import { PersonalTokenForms } from './personal-tokens/token-forms.js'
@@ -68,7 +68,9 @@ export const MFA_STEP_MESSAGES = {
 /**
  * POST `<authRoute>/two-factor` (`mfa_token`, and `code` or `recovery_code`): the second step of
  * a login whose password was right for a user with two-factor authentication (authRoute answered
- * 401 `E_MFA_REQUIRED` with the `mfa_token`). Every answer takes a slot of the `two_factor` budget
+ * 401 `E_MFA_REQUIRED` with the `mfa_token`). Answers for one mfa_token are checked one at a time
+ * (a concurrent one: 429 `E_TOO_MANY_REQUESTS`, no code touched); after 20 wrong answers in a day
+ * the account's answers stop until a password reset (429). Every answer takes a slot of the `two_factor` budget
  * of that mfa_token and one of its user. A wrong code: 422, and the mfa_token stays usable (until
  * the budget refuses or it expires). A right one uses the mfa_token up (of concurrent right
  * answers exactly one gets a token) and answers as authRoute does, the token's `amr` being
@@ -88,21 +90,26 @@ async function issueTokenTwoFactor(ctx: HttpContext): Promise<unknown> {
   const jwt = app.make('api.jwt')
   const user = (await jwt.provider.findRecord(String(row.user_id)))?.user()
   if (!user) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
-  const budget = ctx.auth.manager.budgets.two_factor
-  const keys = await twoFactorBudgetKeys(ctx, user.getKey(), `mfa:${row.id}`)
-  const waits = await Promise.all(keys.map((key) => budget.take(key)))
-  if (waits.some((wait) => wait !== null)) {
-    const error = new TooManyRequestsError(Math.max(...waits.map((wait) => wait ?? 0)))
-    ctx.app.log.warn('auth.two_factor_throttled', { user_id: user.getKey(), ip: ctx.request.ip(), request_id: ctx.request.id, retry_after: error.retryAfter })
-    ctx.auth.manager.events.emit('auth:throttled', { ...eventBase(ctx, guard.name, user), retryAfter: error.retryAfter })
-    throw error
-  }
-  if (!(await answerSecondStep(ctx, user, guard.name, code, recovery))) {
-    throw new ValidationError({ [code !== '' ? 'code' : 'recovery_code']: [CHALLENGE_MESSAGES.invalid] })
-  }
-  // Single use: of concurrent right answers, only the one whose delete removed the row goes on.
-  if (!(await challenges.consume(mfaToken, 'mfa'))) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
-  await budget.clear(keys[keys.length - 1]!)
+  await refuseStopped(ctx, user)
+  // One answer per mfa_token at a time: a concurrent one is 429 before any code is looked at, so
+  // concurrent answers never use up more than one recovery code.
+  await app.make('auth.two_factor_challenge').watch.oneAtATime(`mfa:${row.id}`, async () => {
+    const budget = ctx.auth.manager.budgets.two_factor
+    const keys = await twoFactorBudgetKeys(ctx, user.getKey(), `mfa:${row.id}`)
+    const waits = await Promise.all(keys.map((key) => budget.take(key)))
+    if (waits.some((wait) => wait !== null)) {
+      const error = new TooManyRequestsError(Math.max(...waits.map((wait) => wait ?? 0)))
+      ctx.app.log.warn('auth.two_factor_throttled', { user_id: user.getKey(), ip: ctx.request.ip(), request_id: ctx.request.id, retry_after: error.retryAfter })
+      ctx.auth.manager.events.emit('auth:throttled', { ...eventBase(ctx, guard.name, user), retryAfter: error.retryAfter })
+      throw error
+    }
+    if (!(await answerSecondStep(ctx, user, guard.name, code, recovery))) {
+      throw new ValidationError({ [code !== '' ? 'code' : 'recovery_code']: [CHALLENGE_MESSAGES.invalid] })
+    }
+    // Single use: the mfa_token goes with the first right answer.
+    if (!(await challenges.consume(mfaToken, 'mfa'))) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
+    await budget.clear(keys[keys.length - 1]!)
+  })
   const token = await jwt.issue(user, { userAgent: ctx.request.header('user-agent') ?? null, ip: ctx.request.ip() }, SECOND_STEP_AMR)
   ctx.auth.manager.events.emit('auth:token_issued', eventBase(ctx, guard.name, user))
   ctx.auth.manager.events.emit('auth:login_succeeded', eventBase(ctx, guard.name, user))

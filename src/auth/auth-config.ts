@@ -38,7 +38,7 @@ export type AuthFeature = (typeof AUTH_FEATURES)[number]
 export const LEGACY_FEATURES: readonly AuthFeature[] = ['registration', 'reset_passwords']
 
 /** The security e-mails of `GUARDS.notifications`. */
-export const NOTIFICATIONS = ['new_device', 'password_changed', 'email_changed', 'account_locked', 'two_factor', 'passkeys', 'token_reuse', 'token_created'] as const
+export const NOTIFICATIONS = ['new_device', 'password_changed', 'email_changed', 'account_locked', 'two_factor', 'passkeys', 'token_reuse', 'token_created', 'second_factor_failed'] as const
 export type NotificationName = (typeof NOTIFICATIONS)[number]
 
 /** At most `attempts` in a window of `minutes`. */

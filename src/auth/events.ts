@@ -90,7 +90,7 @@ export interface AuthEvents {
   /** TOTP turned off (its secret, recovery codes and trusted devices deleted). */
   'auth:two_factor_disabled': AuthEventBase & { user: AuthUser }
   /** A wrong, replayed or expired second-factor code (`method`: totp, recovery_code or passkey). */
-  'auth:two_factor_failed': AuthEventBase & { user: AuthUser | null; method: string }
+  'auth:two_factor_failed': AuthEventBase & { user: AuthUser | null; method: string; repeated?: boolean }
   /** A passkey registered (`passkeyId` its row, `name` its label). */
   'auth:passkey_added': AuthEventBase & { user: AuthUser; passkeyId: number; name: string; item: { kind: 'passkeys'; id: string } }
   'auth:passkey_removed': AuthEventBase & { user: AuthUser; passkeyId: number; name: string }

@@ -6,12 +6,13 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import type { Knex } from 'knex'
 import * as OTPAuth from 'otpauth'
 import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
 import { Client } from '../helpers/http-client.js'
 import { applyAuthSteps } from '../helpers/seed-steps.js'
 import { budgetsOff } from '../helpers/auth-config.js'
-import { PASSWORD } from '../helpers/security-kit.js'
+import { PASSWORD, appDb } from '../helpers/security-kit.js'
 
 function code(secret: string, ahead = 0): string {
   const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
@@ -21,6 +22,7 @@ function code(secret: string, ahead = 0): string {
 describe('the mfa.recent middleware', () => {
   let app: TestApp
   let server: Server
+  let db: Knex
 
   before(async () => {
     app = await newApp({ env: { MAIL_DRIVER: 'log' } })
@@ -35,8 +37,10 @@ describe('the mfa.recent middleware', () => {
     if (!app.read('routes/web.ts').includes('import { Route }')) app.edit('routes/web.ts', (t) => `import { Route } from 'trowel'\n${t}`)
     migrate(app)
     server = await app.serve()
+    db = appDb(app)
   })
   after(async () => {
+    await db?.destroy()
     await app?.cleanup()
   })
 
@@ -44,6 +48,7 @@ describe('the mfa.recent middleware', () => {
     const client = new Client(server.url)
     const r = await client.submit('/register', '/register', { name: 'Recent', email, password: PASSWORD, password_confirmation: PASSWORD })
     assert.equal(r.location, '/home', r.text)
+    await db('users').where('email', email).update({ email_verified_at: new Date() })
     return client
   }
 
@@ -112,6 +117,31 @@ describe('the mfa.recent middleware', () => {
     const done = await answer(browser, { code: code(secret, 1) })
     assert.equal(done.location, '/sensitive', 'back to the page mfa.recent stopped')
     assert.equal((await browser.get('/sensitive')).status, 200)
+  })
+
+  it('a trusted-device login cannot turn two factors off or add a passkey without a fresh factor', async () => {
+    const email = 'trusted-sensitive@example.test'
+    const enrolling = await register(email)
+    const secret = await enrol(enrolling, -1)
+    const browser = new Client(server.url)
+    await browser.submit('/login', '/login', { email, password: PASSWORD })
+    assert.equal((await answer(browser, { code: code(secret), trust: '1' })).location, '/home')
+    await browser.submit('/home', '/logout', {})
+    assert.equal((await browser.submit('/login', '/login', { email, password: PASSWORD })).location, '/home')
+    // The password was typed at this login: password.confirm passes; mfa.recent does not.
+    await browser.get('/account/two-factor')
+    const off = await browser.post('/account/two-factor/disable', { __token: browser.csrf() }, { referer: `${server.url}/account/two-factor` })
+    assert.equal(off.status, 302)
+    assert.equal(off.location, '/two-factor-challenge')
+    const offJson = await browser.post('/account/two-factor/disable', { __token: browser.csrf() }, { accept: 'application/json' })
+    assert.equal(offJson.status, 403)
+    assert.equal(offJson.json().code, 'E_MFA_REQUIRED')
+    for (const path of ['/passkeys/register/options', '/passkeys/register']) {
+      const r = await browser.postJson(path, {}, { accept: 'application/json', 'x-csrf-token': browser.csrf() })
+      assert.equal(r.status, 403, path)
+      assert.equal(r.json().code, 'E_MFA_REQUIRED', path)
+    }
+    assert.ok((await db('users').where('email', email).first()).two_factor_confirmed_at, 'two factors still on')
   })
 
   it('a login restored from another browser session without a factor (password only, TOTP turned on elsewhere) steps up', async () => {

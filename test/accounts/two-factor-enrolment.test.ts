@@ -81,6 +81,8 @@ describe('two-factor enrolment pages', () => {
     const client = new Client(server.url)
     const r = await client.submit('/register', '/register', { name: 'Enrol Test', email, password: PASSWORD, password_confirmation: PASSWORD })
     assert.notEqual(r.location, '/register', 'registration failed')
+    // Enrolling needs a verified address (the link of the registration mail, done here directly).
+    await db('users').where('email', email).update({ email_verified_at: new Date() })
     // The pages are behind password.confirm; a registration is no confirmation.
     const confirmed = await client.submit('/confirm-password', '/confirm-password', { password: PASSWORD })
     assert.equal(confirmed.status, 302)
@@ -108,9 +110,10 @@ describe('two-factor enrolment pages', () => {
   /** Turns TOTP on through the page; the secret and the recovery codes shown. */
   async function enrol(client: Client, email: string): Promise<{ secret: string; codes: string[] }> {
     const secret = await pageSecret(client)
-    const shown = await client.post(PAGE, { __token: client.csrf(), code: codeOf(secret) })
-    assert.equal(shown.status, 200)
-    const codes = recoveryCodesOn(shown.text)
+    const posted = await client.post(PAGE, { __token: client.csrf(), code: codeOf(secret) })
+    assert.equal(posted.status, 302)
+    assert.equal(posted.location, PAGE)
+    const codes = recoveryCodesOn((await client.get(PAGE)).text)
     assert.equal(codes.length, 10, 'the recovery codes are not on the page')
     await enabledMail(email)
     return { secret, codes }
@@ -155,8 +158,9 @@ describe('two-factor enrolment pages', () => {
     assert.deepEqual(json, { enabled: false, secret, otpauth_url: uri })
     const row = await db('users').where('id', id).first()
     assert.equal(row.two_factor_confirmed_at, null)
-    assert.ok(!String(row.two_factor_secret).includes(secret), 'the secret is stored in plain text')
-    assert.match(String(row.two_factor_secret), /^v1\./)
+    // The secret of an enrolment lives in the enrolling session until a code confirms it.
+    assert.equal(row.two_factor_secret ?? null, null, 'the unconfirmed secret is on the account')
+    for (const value of cookieValues(client)) assert.ok(!value.includes(secret), 'the secret in plain text in a cookie')
   })
 
   it('a wrong or malformed code does not turn it on', async () => {
@@ -183,8 +187,12 @@ describe('two-factor enrolment pages', () => {
   it('the right code turns it on: codes shown once, stored hashed, audited and mailed', async () => {
     const { client, email, id } = await register()
     const secret = await pageSecret(client)
-    // The POST's own answer is the page with the codes (no redirect: they never go through the session).
-    const shown = await client.post(PAGE, { __token: client.csrf(), code: codeOf(secret) })
+    // The POST redirects to the page that shows the codes (a reload of it makes no new ones).
+    const posted = await client.post(PAGE, { __token: client.csrf(), code: codeOf(secret) })
+    assert.equal(posted.status, 302)
+    assert.equal(posted.location, PAGE)
+    for (const code of recoveryCodesOn(posted.text)) assert.fail(`a code in the POST's answer: ${code}`)
+    const shown = await client.get(PAGE)
     assert.equal(shown.status, 200)
     assert.equal(shown.headers.get('cache-control'), 'no-store')
     assert.match(shown.text, /Save your recovery codes now/)
@@ -238,9 +246,10 @@ describe('two-factor enrolment pages', () => {
     assert.equal(ok[0]!.headers.get('cache-control'), 'no-store')
     const body = ok[0]!.json()
     assert.equal(body.enabled, true)
-    assert.equal(body.recovery_codes.length, 10)
+    assert.equal(body.recovery_codes, undefined, 'never in the POST answer')
+    assert.equal(body.recovery_codes_url, PAGE)
     const stored = await db('two_factor_recovery_codes').where('user_id', id)
-    assert.deepEqual(stored.map((s) => s.code_hash).sort(), (body.recovery_codes as string[]).map(hashOf).sort())
+    assert.equal(stored.length, 10)
     // The winner moved the session to a new id (and CSRF token): this browser's next form has it.
     await client.get(PAGE)
     const later = await client.request('POST', PAGE, { form: { __token: client.csrf(), code: codeOf(secret, 1) }, headers: { accept: 'application/json' } })
@@ -253,11 +262,16 @@ describe('two-factor enrolment pages', () => {
     const { client, email, id } = await register()
     const { codes: old } = await enrol(client, email)
     const r = await client.post('/account/two-factor/recovery-codes', { __token: client.csrf() })
-    assert.equal(r.status, 200)
-    assert.equal(r.headers.get('cache-control'), 'no-store')
-    const fresh = recoveryCodesOn(r.text)
+    assert.equal(r.status, 302)
+    assert.equal(r.location, PAGE)
+    const page = await client.get(PAGE)
+    assert.equal(page.headers.get('cache-control'), 'no-store')
+    assert.match(page.text, /New recovery codes made/)
+    const fresh = recoveryCodesOn(page.text)
     assert.equal(fresh.length, 10)
+    // A reload shows no codes and makes none.
     assert.deepEqual(recoveryCodesOn((await client.get(PAGE)).text), [], 'the new codes are shown again')
+    assert.deepEqual((await db('two_factor_recovery_codes').where('user_id', id)).map((s) => s.code_hash).sort(), fresh.map(hashOf).sort())
     for (const code of fresh) assert.ok(!old.includes(code))
     const stored = (await db('two_factor_recovery_codes').where('user_id', id)).map((s) => s.code_hash).sort()
     assert.deepEqual(stored, fresh.map(hashOf).sort())
@@ -265,13 +279,16 @@ describe('two-factor enrolment pages', () => {
     const json = await client.request('POST', '/account/two-factor/recovery-codes', { form: { __token: client.csrf() }, headers: { accept: 'application/json' } })
     assert.equal(json.status, 200)
     assert.equal(json.headers.get('cache-control'), 'no-store')
-    assert.equal(json.json().recovery_codes.length, 10)
-    assert.deepEqual((await db('two_factor_recovery_codes').where('user_id', id)).map((s) => s.code_hash).sort(), (json.json().recovery_codes as string[]).map(hashOf).sort())
+    assert.equal(json.json().recovery_codes, undefined)
+    const shownJson = (await client.get(json.json().recovery_codes_url, { accept: 'application/json' })).json()
+    assert.equal(shownJson.recovery_codes.length, 10)
+    assert.deepEqual((await db('two_factor_recovery_codes').where('user_id', id)).map((s) => s.code_hash).sort(), (shownJson.recovery_codes as string[]).map(hashOf).sort())
+    assert.equal((await client.get(PAGE, { accept: 'application/json' })).json().recovery_codes, undefined, 'shown once')
   })
 
-  it('turning it off needs a recent password confirmation and deletes the secret, codes and trusted devices', async () => {
+  it('turning it off needs a recent password confirmation and a recent second factor, and deletes the secret, codes and trusted devices', async () => {
     const { client, email, id } = await register()
-    await enrol(client, email)
+    const { secret } = await enrol(client, email)
     const token = client.csrf()
     // A device trusted to skip the second step.
     await db('user_tokens').insert({ user_id: id, purpose: 'two_factor_trust', token_hash: sha256(`trust-${id}`), email: null, created_at: new Date(), expires_at: new Date(Date.now() + 86_400_000) })
@@ -285,6 +302,14 @@ describe('two-factor enrolment pages', () => {
     assert.equal(confirmed.status, 302)
     const page = await client.get(PAGE)
     assert.match(page.text, /Turn off two-factor authentication/)
+    // The factor shown at enrolment is as old as the password confirmation: step up first.
+    const stepUp = await client.post('/account/two-factor/disable', { __token: client.csrf() }, { referer: `${server.url}${PAGE}` })
+    assert.equal(stepUp.location, '/two-factor-challenge')
+    assert.ok((await db('users').where('id', id).first()).two_factor_confirmed_at, 'turned off without a recent second factor')
+    await client.get('/two-factor-challenge')
+    const answered = await client.post('/two-factor-challenge', { __token: client.csrf(), code: codeOf(secret, 1) })
+    assert.equal(answered.location, PAGE)
+    await client.get(PAGE)
     const off = await client.post('/account/two-factor/disable', { __token: client.csrf() })
     assert.equal(off.status, 302)
     assert.equal(off.location, PAGE)

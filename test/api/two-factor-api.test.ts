@@ -63,13 +63,17 @@ for (const store of ['column', 'table'] as const) {
     async function enrol(email: string): Promise<{ secret: string; codes: string[]; client: Client }> {
       const client = new Client(server.url)
       await client.submit('/register', '/register', { name: 'Api Two', email, password: PASSWORD, password_confirmation: PASSWORD })
+      await db('users').where('email', email).update({ email_verified_at: new Date() })
       await client.submit('/confirm-password', '/confirm-password', { password: PASSWORD })
       const page = await client.get('/account/two-factor')
       const secret = /aria-label="Setup key ([A-Z2-7]+)"/.exec(page.text)?.[1]
       assert.ok(secret, page.text)
       const r = await client.post('/account/two-factor', { __token: client.csrf(), code: totp(secret).generate() }, { accept: 'application/json' })
       assert.equal(r.status, 200, r.text)
-      return { secret, codes: r.json().recovery_codes, client }
+      assert.equal(r.json().recovery_codes, undefined, 'not in the answer of the POST')
+      // The codes are shown once by the page the POST names.
+      const shown = await client.get(r.json().recovery_codes_url, { accept: 'application/json' })
+      return { secret, codes: shown.json().recovery_codes, client }
     }
 
     async function mfaToken(email: string): Promise<string> {
@@ -195,6 +199,25 @@ for (const store of ['column', 'table'] as const) {
       const token = await mfaToken(email)
       const results = await Promise.all(codes.slice(0, 5).map((recovery_code) => post('/api/auth/two-factor', { mfa_token: token, recovery_code })))
       assert.equal(results.filter((r) => r.status === 200).length, 1, results.map((r) => r.status).join(','))
+    })
+
+    it('20 concurrent answers with recovery codes on one mfa_token use at most one code; a wrong code leaves the mfa_token usable', async () => {
+      const email = 'burn.api@example.test'
+      const { codes, secret } = await enrol(email)
+      const id = Number((await db('users').where('email', email).first('id')).id)
+      const token = await mfaToken(email)
+      // A wrong answer first: the mfa_token stays for the next try.
+      const wrong = await post('/api/auth/two-factor', { mfa_token: token, code: '000000' === nextCode(secret) ? '111111' : '000000' })
+      assert.equal(wrong.status, 422)
+      // Twenty different recovery codes (the ten, each twice) at once.
+      const answers = [...codes, ...codes].map((recovery_code) => post('/api/auth/two-factor', { mfa_token: token, recovery_code }))
+      const results = await Promise.all(answers)
+      const statuses = results.map((r) => r.status)
+      assert.ok(statuses.filter((s) => s === 200).length <= 1, statuses.join(','))
+      assert.ok(statuses.every((s) => s === 200 || s === 422 || s === 429), statuses.join(','))
+      for (const r of results.filter((x) => x.status === 429)) assert.equal(r.json().code, 'E_TOO_MANY_REQUESTS')
+      const left = (await db('two_factor_recovery_codes').where('user_id', id)).length
+      assert.ok(left >= 9, `${10 - left} recovery codes burnt by concurrent answers`)
     })
 
     it('5 wrong codes a minute: then 429 with Retry-After, even with a new mfa_token', async () => {

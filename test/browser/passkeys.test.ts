@@ -126,6 +126,8 @@ describe('passkeys in chromium', { skip }, () => {
     await page.getByLabel('Confirm password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Register' }).click()
     await page.waitForURL('**/home')
+    // Adding a passkey needs a verified address (the registration mail's link).
+    await db('users').where('email', EMAIL).update({ email_verified_at: new Date() })
 
     await page.goto(base + '/account')
     await page.getByRole('link', { name: 'Passkeys' }).click()

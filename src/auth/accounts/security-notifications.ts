@@ -14,6 +14,7 @@
  * | `passkeys` | `auth:passkey_added`, `auth:passkey_removed` | the account |
  * | `token_reuse` | `auth:token_reuse_detected` | the account |
  * | `token_created` | `auth:token_created` (a personal access token made on `/account/tokens`) | the account |
+ * | `second_factor_failed` | `auth:two_factor_failed` with `repeated` (5 wrong answers in an hour after a right password) | the account |
  *
  * Only the switches that are on get a listener (an app without `GUARDS.notifications` has them
  * all off). Listeners never delay or fail the request: the link is created and the e-mail sent
@@ -54,6 +55,8 @@ interface NoticePayload {
   /** The way in the event reports as added (contract of the inventory: its kind and id). */
   item?: { kind: string; id: unknown } | null
   passkeyId?: unknown
+  /** `auth:two_factor_failed`: the 5th wrong second-factor answer within an hour. */
+  repeated?: boolean
 }
 
 interface NoticeRule {
@@ -80,6 +83,7 @@ export const SECURITY_NOTICES: Readonly<Record<string, NoticeRule>> = {
   'auth:passkey_removed': { notification: 'passkeys', kind: 'passkey_removed' },
   'auth:token_reuse_detected': { notification: 'token_reuse', kind: 'token_reuse' },
   'auth:token_created': { notification: 'token_created', kind: 'token_created' },
+  'auth:two_factor_failed': { notification: 'second_factor_failed', kind: 'second_factor_failed', when: (e) => e.repeated === true },
 }
 
 const TEXT: Record<SecurityNoticeKind, { subject: string; summary: (e: NoticePayload) => string }> = {
@@ -96,6 +100,10 @@ const TEXT: Record<SecurityNoticeKind, { subject: string; summary: (e: NoticePay
   two_factor_disabled: { subject: 'Two-factor authentication was turned off', summary: () => 'Two-factor authentication was turned off for your account.' },
   passkey_added: { subject: 'A passkey was added to your account', summary: () => 'A new passkey was added to your account: it can now be used to log in.' },
   passkey_removed: { subject: 'A passkey was removed from your account', summary: () => 'A passkey was removed from your account.' },
+  second_factor_failed: {
+    subject: 'Someone may have your password',
+    summary: () => 'Your password was entered correctly, then the two-factor code was wrong several times in a row. If that was not you, someone knows your password: change it.',
+  },
   token_reuse: {
     subject: 'An old API token of your account was used again',
     summary: () => 'An API token of your account that had already been replaced was presented again, which suggests it was copied. That device was logged out.',

@@ -13,6 +13,7 @@ export type SecurityNoticeKind =
   | 'password_reset'
   | 'email_changed'
   | 'account_locked'
+  | 'second_factor_failed'
   | 'two_factor_enabled'
   | 'two_factor_disabled'
   | 'passkey_added'

@@ -109,9 +109,9 @@ export const PASSKEY_CLIENT_SCRIPT = String.raw`
     var form = button.form;
     var csrf = csrfFor(button);
     var options = await post('/passkeys/register/options', {}, csrf);
-    if ((options.status === 423 || (options.status === 403 && options.data && options.data.code === 'E_MFA_REQUIRED')) && form) {
-      // The password has to be confirmed, or a second factor shown, first: the plain form goes
-      // there and comes back.
+    if ((options.status === 423 || (options.status === 403 && options.data && (options.data.code === 'E_MFA_REQUIRED' || options.data.code === 'E_EMAIL_NOT_VERIFIED'))) && form) {
+      // The password has to be confirmed, a second factor shown or the address verified first:
+      // the plain form goes there (and comes back).
       form.submit();
       return;
     }

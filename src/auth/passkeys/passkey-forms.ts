@@ -3,15 +3,18 @@
  * What the generated PasskeyController does:
  *
  * - `GET /account/passkeys` [auth]: the user's passkeys, "Add a passkey", a remove button each.
- * - `POST /passkeys/register/options` [auth, password.confirm]: the creation options (JSON).
- * - `POST /passkeys/register` [auth, password.confirm]: the browser's answer (and an optional
+ * - `POST /passkeys/register/options` [auth, verified, password.confirm, mfa.recent]: the
+ *   creation options (JSON). An unverified address (with `email_verification` on): 403
+ *   `E_EMAIL_NOT_VERIFIED`; the action checks it and `mfa.recent` itself, whatever the order.
+ * - `POST /passkeys/register` [the same]: the browser's answer (and an optional
  *   `name`) verified and stored; 201 with the passkey. When it is the user's first factor (no
  *   passkey and no TOTP before), the session now counts as having used a second factor
  *   (`webauthn` added to its amr, under a new session id).
  * - `POST /account/passkeys/@id/delete` [auth, password.confirm]: removes one of the user's own
  *   passkeys (anyone else's, or an unknown id: 404); 302 back to the list.
- * - Adding or removing a passkey of a user who already has a factor (a passkey or TOTP) needs a
- *   login that used one: a password-only session is sent to step up as `mfa` would (a page: 302
+ * - Adding a passkey for a user who already has a factor needs one given in the last
+ *   `password_timeout` minutes (`mfa.recent`: a trusted-device mark never counts); removing one
+ *   needs a login that used one: a password-only session is sent to step up as `mfa` would (a page: 302
  *   to `/two-factor-challenge`; JSON: 403 `E_MFA_REQUIRED`), so a password alone never adds,
  *   nor removes, a second factor.
  * - `POST /passkeys/login/options`: the request options of a sign-in with a discoverable passkey;

@@ -30,6 +30,7 @@ import { ModelUserProvider } from '../user-providers/model-user-provider.js'
 import { hasSecondFactor, markSecondFactor, secondFactorRecent, sessionAmr, setSessionAmr } from './amr.js'
 import { passwordFingerprint, type PendingLogin } from './pending-login.js'
 import { TRUST_COOKIE } from './trusted-devices.js'
+import { FAILURE_MESSAGES } from './failure-watch.js'
 
 export const CHALLENGE_MESSAGES = {
   required: 'Enter the code from your authenticator app, or one of your recovery codes.',
@@ -144,17 +145,34 @@ export async function twoFactorBudgetKeys(ctx: HttpContext, userId: unknown, sco
 
 /**
  * Checks a TOTP code (`code`) or a recovery code (`recovery_code`) of `user`: true when right
- * (and now used up). A wrong one emits `auth:two_factor_failed`. Used by the page and the API.
+ * (and now used up). A wrong one is counted (see failure-watch) and emits
+ * `auth:two_factor_failed` (`repeated: true` on the 5th within an hour). Used by the page and the
+ * API, after `refuseStopped`.
  */
 export async function answerSecondStep(ctx: HttpContext, user: AuthUser, guard: string, code: string, recovery: string): Promise<boolean> {
   const twoFactor = ctx.app.make('auth.two_factor')
   const method = code !== '' ? 'totp' : 'recovery_code'
   const ok = method === 'totp' ? await twoFactor.verifyCode(user.getKey(), code) : await twoFactor.useRecoveryCode(user.getKey(), recovery)
   if (!ok) {
+    // Counted per account: the 5th in an hour sends a notice, the 20th in a day stops answers.
+    const { notify } = await services(ctx).watch.recordFailure(ctx, user)
     ctx.app.log.info('auth.two_factor_failed', { user_id: user.getKey(), method, ip: ctx.request.ip(), request_id: ctx.request.id })
-    ctx.auth.manager.events.emit('auth:two_factor_failed', { ...eventBase(ctx, guard, user), method })
+    ctx.auth.manager.events.emit('auth:two_factor_failed', { ...eventBase(ctx, guard, user), method, ...(notify ? { repeated: true } : {}) })
   }
   return ok
+}
+
+/**
+ * After 20 wrong answers in a day (until the password is reset) nobody answers for this account:
+ * 429 `E_TOO_MANY_REQUESTS` (JSON, the API) or a 302 back to the form with the message.
+ * Null when answers are allowed.
+ */
+export async function refuseStopped(ctx: HttpContext, user: AuthUser): Promise<unknown> {
+  if (!(await services(ctx).watch.stopped(ctx, user))) return null
+  const error = new TooManyRequestsError(3600, FAILURE_MESSAGES.stopped)
+  if (ctx.request.wantsJson() || !ctx.hasSession) throw error
+  ctx.session.flash('error', FAILURE_MESSAGES.stopped)
+  return ctx.response.redirect('/two-factor-challenge')
 }
 
 export const TwoFactorChallengeForms = {
@@ -186,6 +204,8 @@ export const TwoFactorChallengeForms = {
     if (!ctx.auth.manager.resolved.features.has('two_factor')) throw new ValidationError({ [field]: [CHALLENGE_MESSAGES.passkeyOnly] }, undefined, { back: '/two-factor-challenge' })
     const { user } = subject
     const userId = user.getKey()
+    const stopped = await refuseStopped(ctx, user)
+    if (stopped) return stopped
     const keys = await twoFactorBudgetKeys(ctx, userId, subject.kind === 'pending' ? `pending:${subject.login.id}` : undefined)
     const throttled = await spend(ctx, user, keys)
     if (throttled) return throttled

@@ -12,11 +12,14 @@ import type { ResolvedAuthConfig } from '../auth-config.js'
 import { twoFactorLoginChallenge } from './login-challenge.js'
 import { PendingLogins } from './pending-login.js'
 import { TrustedDevices } from './trusted-devices.js'
+import { SecondFactorWatch } from './failure-watch.js'
 
 /** What the challenge page and the API's second step share. */
 export interface TwoFactorChallengeServices {
   pending: PendingLogins
   trusted: TrustedDevices
+  /** Wrong answers per account (the notice, the daily stop) and one answer at a time per mfa_token. */
+  watch: SecondFactorWatch
 }
 
 declare module '../../container/bindings.js' {
@@ -31,7 +34,7 @@ export async function installTwoFactorChallenge(app: Application, config: Resolv
   // The challenge page also serves the passkey step-up that `mfa` asks for with `passkeys` alone.
   if (!twoFactor && !config.features.has('passkeys')) return
   const manager = app.make('auth.manager')
-  const services: TwoFactorChallengeServices = { pending: new PendingLogins(), trusted: new TrustedDevices(manager) }
+  const services: TwoFactorChallengeServices = { pending: new PendingLogins(), trusted: new TrustedDevices(manager), watch: new SecondFactorWatch(app.make('auth.throttle').store) }
   app.singleton('auth.two_factor_challenge', () => services)
   if (!twoFactor) return
   manager.challenges.push(twoFactorLoginChallenge(app, services.pending, services.trusted))

@@ -4,23 +4,25 @@
  * who has a factor already (TOTP on, or a passkey) must have used one in this login first: without
  * it every action answers like `mfa` (302 to the step-up, JSON 403 `E_MFA_REQUIRED`), so a
  * password alone never adds, replaces or removes a second factor.
- * - `GET /account/two-factor`: TOTP off → the QR code (inline SVG) of the pending secret, the
- *   secret as text in groups of four, and the form for the first code; the secret stays the same
- *   across visits until it is turned on. TOTP on → since when, recovery codes left, and the forms to
- *   regenerate them and to turn TOTP off.
+ * With `email_verification` on, an unverified user gets 302 `/email/verify` (JSON 403
+ * `E_EMAIL_NOT_VERIFIED`) from the set-up actions, whatever middleware ran before.
+ * - `GET /account/two-factor`: TOTP off → the QR code (inline SVG) of this session's pending
+ *   secret (see pending-secret), the secret as text in groups of four, and the form for the first
+ *   code; a reload keeps it. TOTP on → since when, recovery codes left (and, once, the codes the
+ *   last POST made), and the forms to regenerate them and to turn TOTP off.
  * - `POST /account/two-factor` (`code`): a right code turns TOTP on, emits
  *   `auth:two_factor_enabled`, marks this login as made with a second factor (when it is the
- *   user's first, under a new session id), and answers the page (200) with the 10 recovery codes,
- *   shown this once; a wrong one is a field error (302 back, JSON 422).
+ *   user's first, under a new session id), and redirects to the page, which shows the 10 recovery
+ *   codes once; a wrong one is a field error (302 back, JSON 422).
  * - `POST /account/two-factor/recovery-codes`: 10 new codes in place of the old ones, shown once
  *   the same way.
- * - `POST /account/two-factor/disable`: the secret, the recovery codes and the trusted devices
- *   are deleted; emits `auth:two_factor_disabled`.
+ * - `POST /account/two-factor/disable` (also `mfa.recent`): the secret, the recovery codes and the
+ *   trusted devices are deleted; emits `auth:two_factor_disabled`.
  *
- * Recovery codes are in the POST's own answer (`no-store`) and nowhere else in plain text: never in
- * the session, a cookie or a later page view.
+ * Recovery codes never are in a POST's answer: they wait encrypted in the login's session for the
+ * one page view (or JSON read) that shows them, so a reload never makes new ones.
  * JSON clients get `{ enabled, secret, otpauth_url }` (off), `{ enabled, confirmed_at,
- * recovery_codes_remaining }` (on), and `recovery_codes` in the answer that makes them.
+ * recovery_codes_remaining }` (on, with `recovery_codes` once after a POST made them).
  */
 import type { HttpContext } from '../../http/context.js'
 import { ValidationError } from '../../http/errors.js'

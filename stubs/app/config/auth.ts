@@ -21,6 +21,7 @@ export const GUARDS = {
     passkeys: true,
     token_reuse: true,
     token_created: true,
+    second_factor_failed: true,
   },
   password_reset_table: 'password_resets',
   /** Minutes a password-reset link stays valid (fractions allowed); null = never expires. */
