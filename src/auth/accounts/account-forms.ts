@@ -18,6 +18,7 @@ import { AUTH_COOKIE, REMEMBER_COOKIE } from '../guards/web/types.js'
 import { markPasswordConfirmed } from '../middleware/password-confirm-middleware.js'
 import { isVerified } from './verification.js'
 import { currentLoginHash } from './device-forms.js'
+import { rotateCurrentLogin } from '../guards/web/guard.js'
 
 export const ACCOUNT_MESSAGES = {
   profileSaved: 'Profile saved.',
@@ -131,6 +132,8 @@ export const AccountForms = {
       await user.save({ client: trx })
       await manager.revoker.revokeAll(user.getKey(), { trx, keepLoginHash })
     })
+    // This login stays, under new cookie values: a stolen copy of the old ones ends here too.
+    await rotateCurrentLogin(ctx)
     if (ctx.hasSession) {
       ctx.session.regenerate()
       markPasswordConfirmed(ctx)
