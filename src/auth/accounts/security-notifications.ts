@@ -29,6 +29,7 @@ import type { ResolvedAuthConfig, NotificationName } from '../auth-config.js'
 import type { AuthUser } from '../types.js'
 import { DefaultSecurityNotice, type SecurityNotice, type SecurityNoticeKind } from '../mail/default-security-notice.js'
 import { describeUserAgent } from './devices.js'
+import { apiTokenRevocation } from './api-token-claims.js'
 
 /** Minutes a "This wasn't me" link stays valid (7 days). */
 export const SECURE_LINK_MINUTES = 10080
@@ -138,6 +139,7 @@ async function sendNotice(app: Application, kind: SecurityNoticeKind, event: Not
     browser: event.userAgent ? describeUserAgent(event.userAgent) : null,
     secureUrl: await createSecureLink(app, user.getKey()),
     secureMinutes: SECURE_LINK_MINUTES,
+    apiTokens: apiTokenRevocation(app),
     ...(kind === 'email_changed' && typeof event.to === 'string' ? { newEmail: event.to } : {}),
   }
   const MailableClass = app.make<NoticeMailable>('auth.security_notice_mailable')
