@@ -34,7 +34,7 @@ export function createAuthManager(app: Application): AuthManager {
     model: resolved.model,
     table: resolved.passwordResetTable,
     expiration: resolved.passwordResetExpiration,
-    appUrl: String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://127.0.0.1:8000'),
+    appUrl: String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://localhost:8000'),
     hash: (password) => hasher.hash(password),
     revokeAllLogins: async (userId, trx) => {
       await revoker.revokeAll(userId, { trx })

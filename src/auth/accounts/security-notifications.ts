@@ -96,7 +96,7 @@ type NoticeMailable = new (user: AuthUser & { email: string; name?: string }, no
 
 /** `<APPLICATION.url>` of config/application.ts (APP_URL), without a trailing slash. */
 export function appUrl(app: Application): string {
-  return String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://127.0.0.1:8000').replace(/\/+$/, '')
+  return String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://localhost:8000').replace(/\/+$/, '')
 }
 
 /**

@@ -44,7 +44,9 @@ export function registerApiInstallCommand(program: Command, ctx: CliContext): vo
       'Create config/api.ts and a JWT_SECRET in .env (64 random bytes, base64url; an existing secret is kept and never printed). ' +
         'With --algorithm EdDSA, ES256 or RS256 it generates a key pair instead (Ed25519, P-256 or RSA 2048-bit) and writes the private key to .env as JWT_PRIVATE_KEY ' +
         '(one line in double quotes, newlines as \\n); tokens are then signed with it and carry its kid, and GET /.well-known/jwks.json publishes the public key. ' +
-        'An existing JWT_PRIVATE_KEY is kept when it is a key for that algorithm, and refused (nothing changes) when it is not.',
+        'An existing JWT_PRIVATE_KEY is kept when it is a key for that algorithm, and refused (nothing changes) when it is not. ' +
+        "A new config/api.ts has revocation: 'epoch' and the add_token_epoch_to_users migration is written, so a password change or reset, " +
+        '"log out other devices" and "This wasn\'t me" refuse the user\'s tokens within a second (--revocation none leaves it out); an existing config/api.ts keeps its setting.',
     )
     .option('--force', 'rewrite config/api.ts (JWT_SECRET and JWT_PRIVATE_KEY are never replaced)')
     .option('--algorithm <name>', 'HS512 (default), HS384, HS256, or EdDSA, ES256, RS256: a key pair, its private key in .env as JWT_PRIVATE_KEY')
