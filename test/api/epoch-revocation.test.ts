@@ -45,7 +45,8 @@ async function counting<T>(fn: () => Promise<T>): Promise<{ value: T; queries: s
   // Every single-row look-up goes through lookup() (findBy() too).
   const lookup = prepared.lookup
   prepared.lookup = (table: string, column: string, value: unknown) => { queries.push('prepared ' + table + '.' + column); return lookup.call(prepared, table, column, value) }
-  const listener = (q: { sql: string }) => { queries.push(q.sql) }
+  // The background poll of raised epochs (not a request's query) is left out.
+  const listener = (q: { sql: string }) => { if (!/token_epoch_at. >|token_epoch_deletions/.test(q.sql)) queries.push(q.sql) }
   db().on('query', listener)
   try {
     return { value: await fn(), queries }
@@ -125,7 +126,8 @@ function epochApp(app: TestApp): void {
   // A new app's api:install has both already: made an app of before (no setting, no migration),
   // `--revocation epoch` on its installed API adds the migration and the setting.
   assert.match(app.read('config/api.ts'), /version: null, revocation: 'epoch' \}/)
-  app.edit('config/api.ts', (t) => t.replace(", revocation: 'epoch'", ''))
+  app.edit('config/api.ts', (t) => t.replace(", revocation: 'epoch'", '').replace(/\n {2}\/\*\*[\s\S]*?\*\/\n/, '\n'))
+  assert.doesNotMatch(app.read('config/api.ts'), /revocation/)
   const migrations = join(app.dir, 'databases/migrations')
   for (const file of readdirSync(migrations).filter((f) => f.endsWith('_add_token_epoch_to_users.ts'))) rmSync(join(migrations, file))
   const installed = app.craft('api:install', '--revocation', 'epoch')

@@ -26,7 +26,7 @@ export function revocationOption(value: string | undefined): 'epoch' | 'none' | 
 export function withoutEpochRevocation(source: string): string {
   const setting = ", revocation: 'epoch'"
   if (!source.includes(setting)) throw new Error(`stubs/api/api.ts.stub no longer contains ${setting}`)
-  return source.replace(setting, '').replace(/\n {2}\/\*\*\n {3}\* revocation: 'epoch'[\s\S]*?\*\/\n/, '\n')
+  return source.replace(setting, '').replace(/\n {2}\/\*\*\n {3}\* With revocation set to 'epoch'[\s\S]*?\*\/\n/, '\n')
 }
 
 /** The token epoch migration, unless the app has one of that name (any timestamp). */
