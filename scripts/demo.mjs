@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: the demo app. On first run it creates `demo/` with `craft new`, installs web auth
 // and the JWT API by the seed's steps, adds a page that fetches a token and calls a protected API
-// route; then it migrates and serves on http://127.0.0.1:8000 (HOST and PORT override, as do
-// `npm start -- --host H --port P`).
+// route; then it migrates and serves on http://localhost:8000, listening on 127.0.0.1 (HOST and
+// PORT override, as do `npm start -- --host H --port P`).
 import { existsSync } from 'node:fs'
 import { spawnSync, spawn } from 'node:child_process'
 import { join } from 'node:path'
@@ -51,9 +51,12 @@ if (unknown.length) {
 }
 const host = option('host') ?? process.env.HOST ?? '127.0.0.1'
 const port = option('port') ?? process.env.PORT ?? '8000'
-// Links in e-mails (password reset) point at APP_URL: follow HOST/PORT unless APP_URL is set.
+// Links in e-mails (password reset) point at APP_URL: follow the host and port unless APP_URL is
+// set. Its host is localhost unless another host is named: passkeys (WebAuthn) refuse an IP address.
 const env = { ...process.env }
-if ((host !== '127.0.0.1' || port !== '8000') && !process.env.APP_URL) env.APP_URL = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+const hostGiven = host !== '127.0.0.1'
+const urlHost = hostGiven ? (host.includes(':') ? `[${host}]` : host) : 'localhost'
+if ((hostGiven || port !== '8000') && !process.env.APP_URL) env.APP_URL = `http://${urlHost}:${port}`
 const server = spawn(process.execPath, ['craft', 'serve', '--host', host, '--port', port], { cwd: demo, stdio: 'inherit', env })
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal))
 server.on('exit', (code) => process.exit(code ?? 0))

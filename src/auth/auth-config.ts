@@ -85,6 +85,11 @@ export interface ResolvedAuthConfig {
   rememberLifetime: number
   /** Minutes a typed password satisfies `password.confirm` (`GUARDS.web.password_timeout`, default 15). */
   passwordTimeout: number
+  /**
+   * Seconds a replaced "remember me" token still restores its successor's login instead of counting
+   * as theft (`GUARDS.web.remember_reuse_window`, default 10, at most 3600; 0 turns it off).
+   */
+  rememberReuseWindow: number
   /** Which security e-mails are sent. */
   notifications: Record<NotificationName, boolean>
   /** The `mfa` middleware's policy: days from the account's creation before it is enforced. */
@@ -172,6 +177,15 @@ function resolveNotifications(value: unknown): Record<NotificationName, boolean>
   return out
 }
 
+/** Seconds from 0 to 3600 (default 10): how long a replaced token is still a retry, not a theft. */
+function reuseWindowSeconds(value: unknown, key: string): number {
+  if (value === undefined) return 10
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 3600) {
+    throw new AuthConfigError(`config/auth.ts: GUARDS.${key} must be a number of seconds from 0 to 3600, got ${JSON.stringify(value)}.`)
+  }
+  return value
+}
+
 /** Like `minutes`, but null is refused: the setting needs a finite value. */
 function requiredMinutes(value: unknown, key: string, fallback: number): number {
   if (value === null) throw new AuthConfigError(`config/auth.ts: GUARDS.${key} must be a positive number of minutes, got null.`)
@@ -188,7 +202,7 @@ export function resolveAuthConfig(guards: unknown, options: { requireModel: bool
   if (!model && options.requireModel) {
     throw new AuthConfigError(`config/auth.ts: GUARDS.${defaultGuard}.model must be your User model.`)
   }
-  const web = config[defaultGuard] as { idle_timeout?: unknown; remember_lifetime?: unknown; password_timeout?: unknown } | undefined
+  const web = config[defaultGuard] as { idle_timeout?: unknown; remember_lifetime?: unknown; password_timeout?: unknown; remember_reuse_window?: unknown } | undefined
   const table = config.password_reset_table ?? 'password_resets'
   if (typeof table !== 'string' || table === '') throw new AuthConfigError('config/auth.ts: GUARDS.password_reset_table must be a table name.')
   return {
@@ -205,6 +219,7 @@ export function resolveAuthConfig(guards: unknown, options: { requireModel: bool
     features: resolveFeatures(config.features),
     rememberLifetime: requiredMinutes(web?.remember_lifetime, `${defaultGuard}.remember_lifetime`, 43200),
     passwordTimeout: requiredMinutes(web?.password_timeout, `${defaultGuard}.password_timeout`, 15),
+    rememberReuseWindow: reuseWindowSeconds(web?.remember_reuse_window, `${defaultGuard}.remember_reuse_window`),
     notifications: resolveNotifications(config.notifications),
     mfa: resolveMfa(config.mfa),
   }

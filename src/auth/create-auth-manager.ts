@@ -39,13 +39,13 @@ export function createAuthManager(app: Application): AuthManager {
   })
   const tokens = new LoginTokenRepository(() => db(), { table: 'login_tokens', lifetime: resolved.loginLifetime, idleTimeout: resolved.idleTimeout })
   // "Remember me" only when the feature is on: off, a trowel_remember cookie is never read.
-  const remember = resolved.features.has('remember_me') ? new RememberTokenRepository(() => db(), { lifetime: resolved.rememberLifetime, loginTable: 'login_tokens' }) : null
+  const remember = resolved.features.has('remember_me') ? new RememberTokenRepository(() => db(), { lifetime: resolved.rememberLifetime, loginTable: 'login_tokens', reuseWindowSeconds: resolved.rememberReuseWindow }) : null
   const broker = new PasswordBroker({
     db: () => db(),
     model: resolved.model,
     table: resolved.passwordResetTable,
     expiration: resolved.passwordResetExpiration,
-    appUrl: String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://127.0.0.1:8000'),
+    appUrl: String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://localhost:8000'),
     hash: (password) => hasher.hash(password),
     revokeAllLogins: async (userId, trx) => {
       await inventory.revokeAll(userId, { reason: 'password_reset', trx })

@@ -5,12 +5,21 @@
  *   warning (the debug error page shows source code and request details to whoever asks);
  * - `APP_URL` (the base of links in e-mails) on this machine but on another port than the one
  *   served: a warning naming both and the fix. When `APP_URL` is the generated default
- *   `http://127.0.0.1:8000` (from `.env` or unset, not given in the environment), it follows
- *   `--port` instead, with an info line.
+ *   `http://localhost:8000` (or `http://127.0.0.1:8000`, that of apps made before; from `.env` or
+ *   unset, not given in the environment), it follows `--port` instead, with an info line.
+ * - (after boot, `passkeyNotice`) passkeys on while `APP_URL`'s host is an IP address, which
+ *   WebAuthn refuses as a relying party: a warning naming passkeys and `APP_URL`.
  */
+import { isIP } from 'node:net'
 
-/** The `APP_URL` that `craft new` writes and the config falls back to. */
-export const DEFAULT_APP_URL = 'http://127.0.0.1:8000'
+/**
+ * The `APP_URL` that `craft new` writes and the config falls back to: `localhost`, not
+ * 127.0.0.1, because WebAuthn (passkeys) refuses an IP address. The server still listens on
+ * 127.0.0.1 unless `--host` says otherwise.
+ */
+export const DEFAULT_APP_URL = 'http://localhost:8000'
+/** The generated `APP_URL` of apps made before (followed with `--port` like the current one). */
+export const LEGACY_APP_URL = 'http://127.0.0.1:8000'
 
 export interface ServeNotices {
   warnings: string[]
@@ -46,10 +55,10 @@ export function serveNotices(options: { host: string; port: number; env: NodeJS.
   }
   if (port === 0) return out
   const configured = env.APP_URL
-  const generated = configured === undefined || (configured === DEFAULT_APP_URL && given.APP_URL === undefined)
+  const generated = configured === undefined || ((configured === DEFAULT_APP_URL || configured === LEGACY_APP_URL) && given.APP_URL === undefined)
   if (generated) {
     if (port !== 8000) {
-      out.appUrl = `http://127.0.0.1:${port}`
+      out.appUrl = `${configured === LEGACY_APP_URL ? 'http://127.0.0.1' : 'http://localhost'}:${port}`
       out.info.push(`APP_URL follows --port: links in e-mails use ${out.appUrl} (set APP_URL in .env to choose it yourself).`)
     }
     return out
@@ -58,7 +67,7 @@ export function serveNotices(options: { host: string; port: number; env: NodeJS.
   try {
     url = new URL(configured!)
   } catch {
-    out.warnings.push(`APP_URL "${configured}" is not a URL: links in e-mails will be broken. Set it to e.g. http://127.0.0.1:${port} in .env.`)
+    out.warnings.push(`APP_URL "${configured}" is not a URL: links in e-mails will be broken. Set it to e.g. http://localhost:${port} in .env.`)
     return out
   }
   const urlPort = Number(url.port || (url.protocol === 'https:' ? 443 : 80))
@@ -72,4 +81,25 @@ export function serveNotices(options: { host: string; port: number; env: NodeJS.
     )
   }
   return out
+}
+
+/**
+ * The warning for passkeys that cannot work: the `passkeys` feature on while `appUrl`'s host is an
+ * IP address (WebAuthn takes the relying party from it and refuses an IP). Null otherwise.
+ */
+export function passkeyNotice(appUrl: string, passkeysOn: boolean): string | null {
+  if (!passkeysOn) return null
+  let host: string
+  try {
+    host = new URL(appUrl).hostname.replace(/^\[|\]$/g, '')
+  } catch {
+    return null
+  }
+  if (isIP(host) === 0) return null
+  const fixed = new URL(appUrl)
+  fixed.hostname = 'localhost'
+  return (
+    `Passkeys are on (GUARDS.features) but APP_URL is ${appUrl}, an IP address, which WebAuthn refuses: no passkey can be added or used. ` +
+    `Set APP_URL=${fixed.origin} in .env (or your domain); the server can still listen on ${host}.`
+  )
 }

@@ -74,7 +74,7 @@ export class Response {
   redirect(target: string | { route: string; params?: Record<string, unknown> }, status = 302): this {
     const url = typeof target === 'string' ? target : this.#urlFor(target.route, target.params)
     this.statusCode = status
-    this.header('location', url)
+    this.header('location', headerSafeUrl(url) ?? '/')
     this.body = null
     return this
   }
@@ -113,9 +113,25 @@ export class Response {
 }
 
 /**
+ * `url` with every character outside printable ASCII percent-encoded as UTF-8 (a header value
+ * cannot carry a character above U+00FF, and Latin-1 bytes would be misread), or null when it
+ * holds one that has no UTF-8 form (a lone surrogate). Printable ASCII, `%` included, is kept.
+ */
+export function headerSafeUrl(url: string): string | null {
+  if (!/[^\u0020-\u007e]/.test(url)) return url
+  try {
+    return url.replace(/[^\u0020-\u007e]+/g, (run) => encodeURI(run))
+  } catch {
+    return null
+  }
+}
+
+/**
  * `value` as a path on this site, or null: only `/x...` paths, never `//host`, `/\\host`, a
  * scheme (`https:`, `javascript:`), control characters, or anything that decodes to one of those.
- * Use it for redirect targets taken from input (`next`).
+ * Characters a header cannot carry (above U+00FF, and any other non-ASCII) come back
+ * percent-encoded, so the path is always a valid `Location`. Use it for redirect targets taken
+ * from input (`next`).
  */
 export function sameSitePath(value: unknown): string | null {
   if (typeof value !== 'string' || value.length === 0 || value.length > 2048) return null
@@ -128,7 +144,7 @@ export function sameSitePath(value: unknown): string | null {
     return null
   }
   if (decoded.startsWith('//') || decoded.startsWith('/\\') || /[\u0000-\u001f\u007f]/.test(decoded)) return null
-  return value
+  return headerSafeUrl(value)
 }
 
 /** The path (and query) of a Referer header, as a same-site path, or null. */

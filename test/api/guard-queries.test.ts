@@ -36,7 +36,8 @@ test('a guard:jwt request reads the user once, by primary key', async () => {
   // Every single-row look-up goes through lookup() (findBy() too).
   const lookup = prepared.lookup.bind(prepared)
   prepared.lookup = (table: string, column: string, value: unknown) => { lookups.push(table + '.' + column); return lookup(table, column, value) }
-  const listener = (q: { sql: string }) => { queries.push(q.sql) }
+  // The background poll of raised token epochs (not a request's query) is left out.
+  const listener = (q: { sql: string }) => { if (!/token_epoch_at. >|token_epoch_deletions/.test(q.sql)) queries.push(q.sql) }
   db().on('query', listener)
   const response = await client.get('/api/guarded')
   db().removeListener('query', listener)

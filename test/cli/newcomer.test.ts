@@ -67,7 +67,8 @@ test('a new app starts in debug mode, with a typecheck script', () => {
   const env = app.read('.env')
   assert.match(env, /^APP_ENV=local$/m)
   assert.match(env, /^APP_DEBUG=true$/m)
-  assert.match(env, /^APP_URL=http:\/\/127\.0\.0\.1:8000$/m)
+  // localhost, not 127.0.0.1: WebAuthn (passkeys, on by default) refuses an IP address.
+  assert.match(env, /^APP_URL=http:\/\/localhost:8000$/m)
   const pkg = JSON.parse(app.read('package.json')) as { scripts: Record<string, string> }
   assert.equal(pkg.scripts.typecheck, 'node craft typecheck')
 })
@@ -96,9 +97,9 @@ test('the generated APP_URL follows --port, with an info line', async () => {
   const server = await app.serve({}, ['--port', String(port)])
   try {
     assert.equal(server.port, port)
-    assert.match(server.output(), new RegExp(`APP_URL follows --port: links in e-mails use http://127\\.0\\.0\\.1:${port}`))
+    assert.match(server.output(), new RegExp(`APP_URL follows --port: links in e-mails use http://localhost:${port}`))
     assert.doesNotMatch(server.output(), /WARNING/)
-    assert.equal(await (await fetch(`${server.url}/app-url`)).text(), `http://127.0.0.1:${port}`)
+    assert.equal(await (await fetch(`${server.url}/app-url`)).text(), `http://localhost:${port}`)
   } finally {
     await server.stop()
   }
@@ -107,21 +108,21 @@ test('the generated APP_URL follows --port, with an info line', async () => {
 test('a chosen local APP_URL on another port is kept, with a warning naming both ports and the fix', async () => {
   const port = await freePort()
   const original = app.read('.env')
-  app.edit('.env', (t) => t.replace(/^APP_URL=.*$/m, 'APP_URL=http://localhost:8000'))
+  app.edit('.env', (t) => t.replace(/^APP_URL=.*$/m, 'APP_URL=http://localhost:9000'))
   try {
     const server = await app.serve({}, ['--port', String(port)])
     try {
       const out = server.output()
-      assert.match(out, new RegExp(`WARNING APP_URL is http://localhost:8000 but the server listens on port ${port}`), out)
-      assert.match(out, new RegExp(`Set APP_URL=http://localhost:${port} in \\.env, or serve with --port 8000`), out)
-      assert.equal(await (await fetch(`${server.url}/app-url`)).text(), 'http://localhost:8000', 'not changed behind the user\'s back')
+      assert.match(out, new RegExp(`WARNING APP_URL is http://localhost:9000 but the server listens on port ${port}`), out)
+      assert.match(out, new RegExp(`Set APP_URL=http://localhost:${port} in \\.env, or serve with --port 9000`), out)
+      assert.equal(await (await fetch(`${server.url}/app-url`)).text(), 'http://localhost:9000', 'not changed behind the user\'s back')
     } finally {
       await server.stop()
     }
     // The generated value given in the environment is a choice too: kept, with the warning.
-    const given = await app.serve({ APP_URL: 'http://127.0.0.1:8000' }, ['--port', String(port)])
+    const given = await app.serve({ APP_URL: 'http://localhost:8000' }, ['--port', String(port)])
     try {
-      assert.match(given.output(), new RegExp(`WARNING APP_URL is http://127\\.0\\.0\\.1:8000 but the server listens on port ${port}`))
+      assert.match(given.output(), new RegExp(`WARNING APP_URL is http://localhost:8000 but the server listens on port ${port}`))
     } finally {
       await given.stop()
     }
@@ -134,6 +135,38 @@ test('a chosen local APP_URL on another port is kept, with a warning naming both
     }
   } finally {
     app.write('.env', original)
+  }
+})
+
+test('passkeys on with an APP_URL whose host is an IP address: serve warns, naming passkeys and APP_URL', async () => {
+  const port = await freePort()
+  const features = /features: \[[^\]]*\]/.exec(app.read('config/auth.ts'))?.[0]
+  assert.match(features ?? '', /'passkeys'/, 'a new app has passkeys on')
+  const server = await app.serve({ APP_URL: `http://127.0.0.1:${port}` }, ['--port', String(port)])
+  try {
+    let out = server.output()
+    for (let i = 0; i < 50 && !/Passkeys/.test(out); i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      out = server.output()
+    }
+    assert.match(out, new RegExp(`WARNING Passkeys are on .* APP_URL is http://127\\.0\\.0\\.1:${port}, an IP address`), out)
+    assert.match(out, new RegExp(`Set APP_URL=http://localhost:${port} in \\.env`), out)
+  } finally {
+    await server.stop()
+  }
+  // The same URL with passkeys off: nothing to warn about.
+  const original = app.read('config/auth.ts')
+  app.edit('config/auth.ts', (t) => t.replace(/features: \[[^\]]*\]/, "features: ['registration', 'reset_passwords']"))
+  try {
+    const off = await app.serve({ APP_URL: `http://127.0.0.1:${port}` }, ['--port', String(port)])
+    try {
+      await new Promise((r) => setTimeout(r, 500))
+      assert.doesNotMatch(off.output(), /Passkeys/)
+    } finally {
+      await off.stop()
+    }
+  } finally {
+    app.write('config/auth.ts', original)
   }
 })
 

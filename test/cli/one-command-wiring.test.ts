@@ -5,7 +5,7 @@
  */
 import { after, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CRAFT_BIN, newApp, migrate, runNode, serve } from '../helpers/app-harness.js'
@@ -47,6 +47,9 @@ describe('one-command wiring', () => {
     const routes = readFileSync(join(dir, 'routes/web.ts'), 'utf8')
     assert.match(routes, /\.\.\.authRoutes\(\)/)
     assert.match(routes, /\.\.\.Api\.routes\(\)/)
+    // JWTs a password change or "This wasn't me" can end: token epochs, their migration run.
+    assert.match(readFileSync(join(dir, 'config/api.ts'), 'utf8'), /model: User, expires: null, authenticates: false, version: null, revocation: 'epoch' \}/)
+    assert.ok(readdirSync(join(dir, 'databases/migrations')).some((f) => f.endsWith('_add_token_epoch_to_users.ts')), 'no token epoch migration')
     const server = await serve(dir, database.env)
     try {
       await registerAndCallApi(server.url)

@@ -1,8 +1,30 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { createConnection } from 'node:net'
 import knexFactory, { type Knex } from 'knex'
 import { SqliteClient } from '../../database/sqlite-client.js'
-import { TokenEpochs, epochChannel, POLL_OVERLAP_MS } from './token-epochs.js'
+import { TokenEpochs, epochChannel, POLL_OVERLAP_MS, DEFAULT_SAFETY_POLL_MS, MAX_SAFETY_POLL_MS, PUBLISH_ATTEMPTS } from './token-epochs.js'
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Whether a Redis answers at REDIS_URL (CI has one; the Redis cases are skipped without it). */
+async function redisReachable(): Promise<boolean> {
+  const url = new URL(REDIS_URL)
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: url.hostname, port: Number(url.port || 6379) })
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('error', () => resolve(false))
+    socket.setTimeout(1000, () => {
+      socket.destroy()
+      resolve(false)
+    })
+  })
+}
+const redis = await redisReachable()
 
 describe('TokenEpochs', () => {
   let knex: Knex
@@ -87,5 +109,73 @@ describe('TokenEpochs', () => {
     assert.notEqual(epochChannel('a'.repeat(32)), epochChannel('b'.repeat(32)))
     assert.ok(!epochChannel('secret-key-value').includes('secret'))
     assert.match(epochChannel('x'), /^trowel:token-epoch:[0-9a-f]{16}$/)
+  })
+
+  it('with Redis the database is still read at least every 10 s (default 5 s)', () => {
+    assert.ok(DEFAULT_SAFETY_POLL_MS <= MAX_SAFETY_POLL_MS && MAX_SAFETY_POLL_MS <= 10_000)
+  })
+
+  it('with Redis, a raise whose message was lost is learnt by the safety poll', { skip: !redis && `no Redis at ${REDIS_URL}` }, async () => {
+    const channel = `trowel:token-epoch:test-${Date.now().toString(36)}`
+    const follower = new TokenEpochs({ db: () => knex, table: 'users', primaryKey: 'id', redisUrl: REDIS_URL, channel, pollMs: 50, safetyPollMs: 300 })
+    await follower.start()
+    try {
+      // Subscribed and caught up: from now on only the safety poll reads the database.
+      await sleep(200)
+      const before = follower.known('1')
+      // A raise that published nothing (its process had no Redis, or the message was lost).
+      const silent = new TokenEpochs({ db: () => knex, table: 'users', primaryKey: 'id', channel })
+      await silent.bump(1)
+      let learnt = false
+      for (let i = 0; i < 40 && !learnt; i++) {
+        learnt = follower.known('1') > before
+        if (!learnt) await sleep(50)
+      }
+      assert.ok(learnt, 'the safety poll did not see the raise')
+    } finally {
+      await follower.stop()
+    }
+  })
+
+  it('with Redis, a raise published normally reaches another process at once', { skip: !redis && `no Redis at ${REDIS_URL}` }, async () => {
+    const channel = `trowel:token-epoch:test-${Date.now().toString(36)}-b`
+    const follower = new TokenEpochs({ db: () => knex, table: 'users', primaryKey: 'id', redisUrl: REDIS_URL, channel, safetyPollMs: 10_000 })
+    const raiser = new TokenEpochs({ db: () => knex, table: 'users', primaryKey: 'id', redisUrl: REDIS_URL, channel })
+    await follower.start()
+    try {
+      const before = follower.known('2')
+      await raiser.bump(2)
+      let learnt = false
+      for (let i = 0; i < 40 && !learnt; i++) {
+        learnt = follower.known('2') > before
+        if (!learnt) await sleep(25)
+      }
+      assert.ok(learnt, 'the published raise did not arrive')
+    } finally {
+      await Promise.all([follower.stop(), raiser.stop()])
+    }
+  })
+
+  it('a failed publish is retried, then given up (the safety poll covers it)', async () => {
+    const warnings: Record<string, unknown>[] = []
+    // Nothing listens on port 1: every publish fails.
+    const raiser = new TokenEpochs({
+      db: () => knex,
+      table: 'users',
+      primaryKey: 'id',
+      redisUrl: 'redis://127.0.0.1:1',
+      publishRetryMs: 20,
+      log: { warn: (event, data) => void (event === 'api.token_epoch_publish_failed' && warnings.push(data ?? {})) },
+    })
+    try {
+      assert.equal(await raiser.bump(3), 1, 'the row is raised whatever Redis does')
+      for (let i = 0; i < 100 && warnings.length < PUBLISH_ATTEMPTS; i++) await sleep(50)
+      assert.deepEqual(
+        warnings.map((w) => [w.attempt, w.retry]),
+        Array.from({ length: PUBLISH_ATTEMPTS }, (_, i) => [i + 1, i + 1 < PUBLISH_ATTEMPTS]),
+      )
+    } finally {
+      await raiser.stop()
+    }
   })
 })

@@ -15,6 +15,10 @@
  *   per app, scoped by a digest of APP_KEY), else by polling the rows raised recently
  *   (`token_epoch_at` within the last minute) every 750 ms, so a raise anywhere is known
  *   everywhere within 1 s. After a Redis outage the process catches up with one such read.
+ * - with Redis, every process also polls the database every 5 s (`safetyPollMs`, never more than
+ *   10 s), so a message lost on the way (a publish that failed, a subscriber that missed it
+ *   without noticing) delays a revocation by at most that. A failed publish is retried twice
+ *   (after 1 s, then 2 s); the safety poll covers it in any case.
  * - the raising process updates its own memory at once.
  * - a deleted user (`bump(id, db, { deleting: true })`) also leaves a row in `token_epoch_deletions`,
  *   read by the polls and at startup like a raise; it is deleted at startup once older than the
@@ -46,6 +50,13 @@ export const EPOCH_CLAIM = 'uep'
 
 /** How often the database is read without Redis. Below 1 s so that a raise is seen within 1 s. */
 export const DEFAULT_POLL_MS = 750
+/** How often the database is read with Redis too: a lost message is made up for within this. */
+export const DEFAULT_SAFETY_POLL_MS = 5_000
+/** The longest safety poll interval allowed (`safetyPollMs` above it is capped). */
+export const MAX_SAFETY_POLL_MS = 10_000
+/** How many times a raise is published (the first try and its retries), and the first retry's delay. */
+export const PUBLISH_ATTEMPTS = 3
+export const PUBLISH_RETRY_MS = 1_000
 /**
  * How far back each poll looks, before the previous poll's start: rows raised in a transaction
  * that committed late, and clocks of other servers up to this much behind, are still seen.
@@ -68,6 +79,10 @@ export interface TokenEpochsOptions {
   /** Redis for pub/sub; absent: the database is polled. */
   redisUrl?: string | null
   pollMs?: number
+  /** With Redis: how often the database is read anyway (default 5000, at most 10000). */
+  safetyPollMs?: number
+  /** The delay before the first retry of a failed publish (doubled for the next; default 1000). */
+  publishRetryMs?: number
   channel?: string
   log?: { warn(event: string, data?: Record<string, unknown>): void; info?(event: string, data?: Record<string, unknown>): void }
   now?: () => number
@@ -88,6 +103,8 @@ export class TokenEpochs {
   #redisDownSince: number | null = null
   /** Whether `token_epoch_deletions` exists (asked until it does: apps may migrate after booting). */
   #hasTombstones = false
+  /** Pending retries of failed publishes (cleared by `stop`). */
+  readonly #retries = new Set<NodeJS.Timeout>()
 
   constructor(options: TokenEpochsOptions) {
     this.#options = options
@@ -227,19 +244,24 @@ export class TokenEpochs {
     this.#stopped = true
     if (this.#timer) clearTimeout(this.#timer)
     this.#timer = undefined
+    for (const retry of this.#retries) clearTimeout(retry)
+    this.#retries.clear()
     const clients = [this.#subscriber, this.#publisher].filter((c): c is Redis => c !== undefined)
     this.#subscriber = this.#publisher = undefined
     await Promise.all(clients.map((c) => c.quit().catch(() => c.disconnect())))
   }
 
+  /**
+   * The next poll: without Redis every `pollMs`; with Redis every `pollMs` until the first full
+   * read has succeeded, then every `safetyPollMs` (a message lost on the way is made up for).
+   */
   #schedulePoll(): void {
-    if (this.#stopped || (this.#options.redisUrl && this.#syncedAt !== 0)) return
-    const interval = this.#options.pollMs ?? DEFAULT_POLL_MS
+    if (this.#stopped) return
+    const fast = this.#options.pollMs ?? DEFAULT_POLL_MS
+    const safety = Math.min(this.#options.safetyPollMs ?? DEFAULT_SAFETY_POLL_MS, MAX_SAFETY_POLL_MS)
+    const interval = this.#options.redisUrl && this.#syncedAt !== 0 ? safety : fast
     this.#timer = setTimeout(() => {
-      // Without Redis, forever; with Redis, only until the first full read has succeeded.
-      void this.poll().finally(() => {
-        if (!this.#options.redisUrl || this.#syncedAt === 0) this.#schedulePoll()
-      })
+      void this.poll().finally(() => this.#schedulePoll())
     }, interval)
     // Never keeps the process alive on its own.
     this.#timer.unref()
@@ -288,15 +310,26 @@ export class TokenEpochs {
     return (this.#publisher = publisher)
   }
 
-  async #publish(id: string, epoch: number): Promise<void> {
+  /**
+   * Tells every process of a raise. A failure is retried (`PUBLISH_ATTEMPTS` in all, the delay
+   * doubling); the row is raised already, so every process's safety poll sees it anyway.
+   */
+  async #publish(id: string, epoch: number, attempt = 1): Promise<void> {
     const url = this.#options.redisUrl
-    if (!url) return
+    if (!url || (attempt > 1 && this.#stopped)) return
     try {
       await this.#publisherFor(url).publish(this.channel, JSON.stringify({ id, epoch }))
     } catch (error) {
-      // The row is raised; processes that missed the message catch up from the database when
-      // their own Redis connection comes back, and at their next start.
-      this.#options.log?.warn('api.token_epoch_publish_failed', { error: error instanceof Error ? error.message : String(error) })
+      const last = attempt >= PUBLISH_ATTEMPTS || this.#stopped
+      this.#options.log?.warn('api.token_epoch_publish_failed', { error: error instanceof Error ? error.message : String(error), attempt, retry: !last })
+      if (last) return
+      const delay = (this.#options.publishRetryMs ?? PUBLISH_RETRY_MS) * 2 ** (attempt - 1)
+      const retry = setTimeout(() => {
+        this.#retries.delete(retry)
+        void this.#publish(id, epoch, attempt + 1)
+      }, delay)
+      retry.unref()
+      this.#retries.add(retry)
     }
   }
 }

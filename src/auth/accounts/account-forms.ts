@@ -19,6 +19,7 @@ import { markPasswordConfirmed } from '../middleware/password-confirm-middleware
 import { isVerified } from './verification.js'
 import { currentLoginHash } from './device-forms.js'
 import { liftPasswordLock } from './password-lock.js'
+import { rotateCurrentLogin } from '../guards/web/guard.js'
 
 export const ACCOUNT_MESSAGES = {
   profileSaved: 'Profile saved.',
@@ -128,6 +129,8 @@ export const AccountForms = {
       await liftPasswordLock(manager.model, user.getKey(), trx)
       await manager.inventory.revokeAll(user.getKey(), { reason: 'password_change', trx, keepLoginHash })
     })
+    // This login stays, under new cookie values: a stolen copy of the old ones ends here too.
+    await rotateCurrentLogin(ctx)
     if (ctx.hasSession) {
       ctx.session.regenerate()
       markPasswordConfirmed(ctx)

@@ -9,6 +9,7 @@ import { NotFoundError } from '../../http/errors.js'
 import { sha256Hex } from '../tokens/index.js'
 import { eventBase } from '../events.js'
 import { AUTH_COOKIE, REMEMBER_COOKIE } from '../guards/web/types.js'
+import { rotateCurrentLogin, WebGuard } from '../guards/web/guard.js'
 import { devicesOf, type DeviceContext } from './devices.js'
 
 export const DEVICE_MESSAGES = {
@@ -17,8 +18,17 @@ export const DEVICE_MESSAGES = {
   loggedOut: 'You have been logged out.',
 } as const
 
-/** SHA-256 of this request's web login token (`login_tokens.token_hash` of this login), or null. */
+/**
+ * SHA-256 of this request's web login token (`login_tokens.token_hash` of this login), or null:
+ * the web guard's (which knows a login restored by "remember me" in this request), else the cookie's.
+ */
 export function currentLoginHash(ctx: HttpContext): string | null {
+  try {
+    const guard = ctx.auth.resolve(ctx.auth.manager.resolved.defaultGuard)
+    if (guard instanceof WebGuard) return guard.loginTokenHash
+  } catch {
+    // No such guard: the cookie says.
+  }
   const token = ctx.request.cookie(AUTH_COOKIE)
   return typeof token === 'string' && token !== '' ? sha256Hex(token) : null
 }
@@ -79,6 +89,8 @@ export const DeviceForms = {
     // Logins and API tokens count once each; a device's "remember me" token ends with its login.
     const count = (counts.logins ?? 0) + (counts.api_tokens ?? 0)
     ctx.app.events.emit('auth:device_revoked', { ...eventBase(ctx, ctx.auth.guardName, user), device: 'others', count })
+    // A stolen copy of this browser's cookies is one of the "other devices" too.
+    await rotateCurrentLogin(ctx)
     const message = DEVICE_MESSAGES.revokedOthers(count)
     if (ctx.request.wantsJson()) return { message, count }
     ctx.session.flash('success', message)

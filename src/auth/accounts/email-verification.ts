@@ -50,7 +50,7 @@ function authColumn(ctx: HttpContext): string {
 
 /** `APPLICATION.url` (else `APP_URL`) without a trailing slash, as in reset links. */
 function appUrl(app: Application): string {
-  return String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://127.0.0.1:8000').replace(/\/+$/, '')
+  return String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://localhost:8000').replace(/\/+$/, '')
 }
 
 /** Sends `build()`'s mailable without waiting; a failure is logged as `<what>_failed`, never thrown. */

@@ -35,6 +35,7 @@ import type { ResolvedAuthConfig, NotificationName } from '../auth-config.js'
 import type { AuthUser } from '../types.js'
 import { DefaultSecurityNotice, type SecurityNotice, type SecurityNoticeKind } from '../mail/default-security-notice.js'
 import { describeUserAgent } from './devices.js'
+import { apiTokenRevocation } from './api-token-claims.js'
 
 /** Minutes a "This wasn't me" link stays valid (7 days). */
 export const SECURE_LINK_MINUTES = 10080
@@ -119,7 +120,7 @@ type NoticeMailable = new (user: AuthUser & { email: string; name?: string }, no
 
 /** `<APPLICATION.url>` of config/application.ts (APP_URL), without a trailing slash. */
 export function appUrl(app: Application): string {
-  return String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://127.0.0.1:8000').replace(/\/+$/, '')
+  return String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://localhost:8000').replace(/\/+$/, '')
 }
 
 /** What a "This wasn't me" link records beside its hashed token (`user_tokens.email` and `details`). */
@@ -181,6 +182,7 @@ async function sendNotice(app: Application, name: string, kind: SecurityNoticeKi
     browser: event.userAgent ? describeUserAgent(event.userAgent) : null,
     secureUrl: await createSecureLink(app, user.getKey(), { email: address, at, item: reportedItem(name, event, user.getKey()) }),
     secureMinutes: SECURE_LINK_MINUTES,
+    apiTokens: apiTokenRevocation(app),
     ...(kind === 'email_changed' && typeof event.to === 'string' ? { newEmail: event.to } : {}),
   }
   const MailableClass = app.make<NoticeMailable>('auth.security_notice_mailable')

@@ -39,6 +39,11 @@ export interface SecurityNotice {
   secureUrl: string
   /** Minutes the link stays valid. */
   secureMinutes: number
+  /**
+   * What the link does to the app's JWTs: `ended` (refused from then on), `kept` (they verify
+   * alone until they expire: the mail must not say they end), null (the app has no JWT API).
+   */
+  apiTokens?: 'ended' | 'kept' | null
   /** The new address, for `email_changed`. */
   newEmail?: string
 }

@@ -12,7 +12,7 @@ import { db } from '../../database/database-manager.js'
 import { decodeAppKey } from '../../http/cookie-jar.js'
 import { Passkeys, type RelyingParty } from './passkeys.js'
 
-const DEFAULT_URL = 'http://127.0.0.1:8000'
+const DEFAULT_URL = 'http://localhost:8000'
 
 /** The relying party of `app`: APP_URL's hostname and origin, APP_NAME. */
 export function relyingPartyOf(app: Application): RelyingParty {

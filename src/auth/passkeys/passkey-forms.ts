@@ -38,7 +38,7 @@ import { eventBase } from '../events.js'
 import { clientKey } from '../throttle/client-key.js'
 import { formatWhen } from '../accounts/device-forms.js'
 import { PASSWORD_CONFIRMED_AT } from '../middleware/password-confirm-middleware.js'
-import { knownDeviceOf, WebGuard } from '../guards/web/guard.js'
+import { knownDeviceOf, rotateCurrentLogin, WebGuard } from '../guards/web/guard.js'
 import { MFA_INTENDED, stepUpIfEnrolled } from '../middleware/mfa-middleware.js'
 import { requireRecentSecondFactor } from '../middleware/mfa-recent-middleware.js'
 import { refuseUnverified } from '../middleware/verified-middleware.js'
@@ -260,8 +260,10 @@ export const PasskeyForms = {
     let target = next
     if (current) {
       // A step-up of this login (the `mfa` middleware sent the user to answer): a new session id
-      // for the raised assurance, the same login, then the page `mfa` stopped.
+      // and new login and remember-me tokens for the raised assurance, the same login, then the page
+      // `mfa` stopped.
       target ??= takeSessionPath(ctx, MFA_INTENDED)
+      await rotateCurrentLogin(ctx)
       if (ctx.hasSession) ctx.session.regenerate()
       setSessionAmr(ctx, [...new Set([...sessionAmr(ctx), 'webauthn'])])
       markSecondFactor(ctx)

@@ -23,7 +23,7 @@ import { db } from '../../database/database-manager.js'
 import { eventBase } from '../events.js'
 import { AUTH_MESSAGES } from '../messages.js'
 import type { AuthUser } from '../types.js'
-import { WebGuard, knownDeviceOf } from '../guards/web/guard.js'
+import { WebGuard, knownDeviceOf, rotateCurrentLogin } from '../guards/web/guard.js'
 import { PASSWORD_CONFIRMED_AT } from '../middleware/password-confirm-middleware.js'
 import { MFA_INTENDED } from '../middleware/mfa-middleware.js'
 import { ModelUserProvider } from '../user-providers/model-user-provider.js'
@@ -232,8 +232,10 @@ export const TwoFactorChallengeForms = {
       manager.events.emit('auth:login_succeeded', { ...eventBase(ctx, login.guard, user), knownDevice })
       target = login.next ?? '/home'
     } else {
-      // A step-up: the same login, now with a second factor, under a new session id.
+      // A step-up: the same login, now with a second factor, under a new session id and new
+      // login and remember-me tokens.
       const amr = [...new Set([...sessionAmr(ctx), 'otp'])]
+      await rotateCurrentLogin(ctx)
       ctx.session.regenerate()
       setSessionAmr(ctx, amr)
       markSecondFactor(ctx)

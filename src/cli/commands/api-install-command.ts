@@ -5,8 +5,10 @@
  * never the secret. `--algorithm EdDSA|ES256|RS256` generates a key pair instead (node:crypto) and
  * writes its private key to `.env` as `JWT_PRIVATE_KEY` (one line, `\n` escapes, double quotes,
  * which dotenv turns back into newlines), unless one for that algorithm is there already; the
- * public key is derived from it at startup. With `--wire` it also makes every other step of turning the API on (see
- * cli/wiring/api-wiring), printing each file it changed.
+ * public key is derived from it at startup. A new `config/api.ts` revokes tokens by epoch
+ * (`revocation: 'epoch'`, with its migration; `--revocation none` leaves it out). With `--wire` it
+ * also makes every other step of turning the API on (see cli/wiring/api-wiring), printing each
+ * file it changed.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { CliError } from '../cli-error.js'
@@ -22,7 +24,7 @@ import { wireApi } from '../wiring/api-wiring.js'
 import { personalTokensMigration } from './token-create-command.js'
 import type { EditOutcome } from '../wiring/file-edits.js'
 import { apiTokensMigration, setTableStore, storeOption } from './api-tokens-store.js'
-import { revocationOption, setEpochRevocation, tokenEpochMigration } from './api-epoch-revocation.js'
+import { revocationOption, setEpochRevocation, tokenEpochMigration, withoutEpochRevocation } from './api-epoch-revocation.js'
 
 /** One line per step of the wiring: what changed, what was already there, what was refused. */
 export function reportWiring(ctx: Pick<CliContext, 'out'>, outcomes: EditOutcome[]): void {
@@ -42,12 +44,18 @@ export function registerApiInstallCommand(program: Command, ctx: CliContext): vo
       'Create config/api.ts and a JWT_SECRET in .env (64 random bytes, base64url; an existing secret is kept and never printed). ' +
         'With --algorithm EdDSA, ES256 or RS256 it generates a key pair instead (Ed25519, P-256 or RSA 2048-bit) and writes the private key to .env as JWT_PRIVATE_KEY ' +
         '(one line in double quotes, newlines as \\n); tokens are then signed with it and carry its kid, and GET /.well-known/jwks.json publishes the public key. ' +
-        'An existing JWT_PRIVATE_KEY is kept when it is a key for that algorithm, and refused (nothing changes) when it is not.',
+        'An existing JWT_PRIVATE_KEY is kept when it is a key for that algorithm, and refused (nothing changes) when it is not. ' +
+        "A new config/api.ts has revocation: 'epoch' and the add_token_epoch_to_users migration is written, so a password change or reset, " +
+        '"log out other devices" and "This wasn\'t me" refuse the user\'s tokens within a second (--revocation none leaves it out); an existing config/api.ts keeps its setting.',
     )
     .option('--force', 'rewrite config/api.ts (JWT_SECRET and JWT_PRIVATE_KEY are never replaced)')
     .option('--algorithm <name>', 'HS512 (default), HS384, HS256, or EdDSA, ES256, RS256: a key pair, its private key in .env as JWT_PRIVATE_KEY')
     .option('--store <kind>', "table: per-device token families in api_tokens (writes its migration and store: 'table'); column (default): the user's token column")
-    .option('--revocation <kind>', "epoch: every token carries its user's token_epoch, raised by every \"log out everywhere\" (writes its migration and revocation: 'epoch')")
+    .option(
+      '--revocation <kind>',
+      "epoch (the default of a new config/api.ts): every token carries its user's token_epoch, raised by every \"log out everywhere\" (writes its migration and revocation: 'epoch', " +
+        'also into an existing config/api.ts); none: a new config/api.ts without it',
+    )
     .option('--wire', 'also make every other step of turning the API on: ApiProvider, routes/api.ts, the Kernel stacks, the User model, the token migration, Api.routes()')
     .action((opts: { force?: boolean; wire?: boolean; algorithm?: string; store?: string; revocation?: string }) => {
       const ok = installApi(ctx, ctx.requireApp(), opts)
@@ -104,8 +112,8 @@ function ensurePrivateKey(ctx: Pick<CliContext, 'out'>, envPath: string, algorit
 }
 
 /** config/api.ts for `algorithm`: the stub, with the algorithm and (asymmetric) the key setting. */
-function configSource(algorithm: JwtAlgorithm): string {
-  const stub = readStub('api/api.ts.stub')
+function configSource(algorithm: JwtAlgorithm, epochs: boolean): string {
+  const stub = epochs ? readStub('api/api.ts.stub') : withoutEpochRevocation(readStub('api/api.ts.stub'))
   if (algorithm === 'HS512') return stub
   const from = "algorithm: 'HS512', secret: env('JWT_SECRET')"
   if (!stub.includes(from)) throw new Error(`stubs/api/api.ts.stub no longer contains ${from}`)
@@ -139,9 +147,14 @@ export function installApi(ctx: Pick<CliContext, 'out'>, root: string, opts: { f
   // whose write may refuse).
   writeFiles(personalTokensMigration(root), { root, out: ctx.out })
   const config = `${root}/config/api.ts`
-  // `--store table` on an installed API only adds the table and the setting (below).
+  // `--store table` on an installed API only adds the table and the setting (below); an existing
+  // config/api.ts keeps how it revokes tokens unless `--revocation epoch` says otherwise.
+  let written = false
   if ((opts.wire || store === 'table' || revocation) && existsSync(config) && !opts.force) ctx.out(colors().dim('Already done: config/api.ts'))
-  else writeFiles([{ path: config, contents: configSource(algorithm) }], { force: opts.force, root, out: ctx.out })
+  else {
+    writeFiles([{ path: config, contents: configSource(algorithm, revocation !== 'none') }], { force: opts.force, root, out: ctx.out })
+    written = true
+  }
   if (store === 'table') {
     // Per-device token families: their table, and the setting (kept in an existing config/api.ts).
     writeFiles(apiTokensMigration(root), { root, out: ctx.out })
@@ -149,7 +162,7 @@ export function installApi(ctx: Pick<CliContext, 'out'>, root: string, opts: { f
     if (outcome === 'changed') ctx.out(`${colors().green('Updated')} config/api.ts (store: 'table')`)
     else if (outcome === 'refused') ctx.out(colors().yellow("Not changed: config/api.ts (no jwt driver found); add store: 'table' to DRIVERS.jwt by hand"))
   }
-  if (revocation === 'epoch') {
+  if (revocation === 'epoch' || (written && revocation === null)) {
     // Token epochs: the users' columns, and the setting (kept in an existing config/api.ts).
     writeFiles(tokenEpochMigration(root), { root, out: ctx.out })
     const outcome = setEpochRevocation(config)

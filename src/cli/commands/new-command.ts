@@ -90,7 +90,7 @@ export async function createApp(dir: string, options: { force?: boolean; out: (l
   options.out('Next:')
   options.out(`  ${c.cyan(`cd ${cdPath}`)}`)
   options.out(`  ${c.cyan('node craft migrate')}`)
-  options.out(`  ${c.cyan('node craft serve')}        then open http://127.0.0.1:8000`)
+  options.out(`  ${c.cyan('node craft serve')}        then open http://localhost:8000`)
   options.out(`  ${c.cyan('node craft auth')}         login, register and password-reset pages (docs/getting-started.md)`)
   return target
 }
@@ -129,6 +129,6 @@ export function registerNewCommand(program: Command, ctx: CliContext): void {
       ctx.out(`${c.green('Created')} a Trowel app in ${cdPath} with ${parts}, migrated`)
       ctx.out('Next:')
       ctx.out(`  ${c.cyan(`cd ${cdPath}`)}`)
-      ctx.out(`  ${c.cyan('node craft serve')}        then open http://127.0.0.1:8000${opts.auth ? '/register' : ''}`)
+      ctx.out(`  ${c.cyan('node craft serve')}        then open http://localhost:8000${opts.auth ? '/register' : ''}`)
     })
 }

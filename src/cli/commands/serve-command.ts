@@ -23,7 +23,8 @@ import { compileApp, isCompiled } from '../compile-app.js'
 import { registerTypeScript } from '../typescript-loader.js'
 import { useCompiledApp } from '../../foundation/app-modules.js'
 import { metricsToken } from '../../observability/metrics-token.js'
-import { serveNotices } from '../serve-notices.js'
+import { DEFAULT_APP_URL, passkeyNotice, serveNotices } from '../serve-notices.js'
+import type { Application } from '../../foundation/application.js'
 
 interface ServeOptions {
   host: string
@@ -56,6 +57,21 @@ function parseWorkers(value: string | undefined): number {
   return n
 }
 
+/** APP_URL as the app uses it: config/application.ts, else the environment, else the default. */
+function appUrlOf(app: Application): string {
+  return String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? DEFAULT_APP_URL)
+}
+
+/** Whether the `passkeys` feature is on (`GUARDS.features` of config/auth.ts). */
+function passkeysOn(app: Application): boolean {
+  if (!app.config('auth')?.GUARDS) return false
+  try {
+    return app.make('auth.manager').resolved.features.has('passkeys')
+  } catch {
+    return false
+  }
+}
+
 async function serveOne(ctx: CliContext, host: string, port: number, announce: boolean): Promise<void> {
   const app = await ctx.boot('http')
   let running
@@ -70,6 +86,11 @@ async function serveOne(ctx: CliContext, host: string, port: number, announce: b
     throw error
   }
   if (announce) ctx.out(`Trowel is serving on ${colors().cyan(running.url)}`)
+  // Once per server (this process, or the first worker), now that the config is read.
+  if (!cluster.isWorker || process.env.TROWEL_PRUNER === '1') {
+    const warning = passkeyNotice(appUrlOf(app), passkeysOn(app))
+    if (warning) process.stderr.write(`${colors(process.stderr).yellow('WARNING')} ${warning}\n`)
+  }
   // Housekeeping (expired logins, old audit rows...) runs in one process: this one, or the first worker.
   if (!cluster.isWorker || process.env.TROWEL_PRUNER === '1') {
     const guards = app.config('auth')?.GUARDS
@@ -134,7 +155,8 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         "(node's recursive fs.watch; changes within 200 ms are gathered into one restart; node_modules, storage, tests and .git are ignored). " +
         'A server that fails to start, say on a syntax error, is reported and started again at the next change. ' +
         'Before starting it warns when APP_DEBUG=true is served on an address other machines can reach or with APP_ENV=production, and when a local APP_URL (the base of links in e-mails) names another port; ' +
-        'the generated APP_URL, http://127.0.0.1:8000, follows --port instead (docs/configuration.md).',
+        'the generated APP_URL, http://localhost:8000, follows --port instead (docs/configuration.md). ' +
+        "It also warns when passkeys are on and APP_URL's host is an IP address, which WebAuthn refuses.",
     )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (default: the PORT variable, else 8000)')

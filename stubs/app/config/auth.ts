@@ -4,9 +4,10 @@ export const GUARDS = {
   default: 'web',
   /**
    * The web guard. Optional keys beside `model`: remember_lifetime (minutes a "remember me" login
-   * lasts, default 43200 = 30 days), password_timeout (minutes a typed password satisfies
-   * `password.confirm`, default 15), idle_timeout (minutes without a request after which a login
-   * ends, default 120, null = never).
+   * lasts, default 43200 = 30 days), remember_reuse_window (seconds a replaced "remember me" token
+   * still restores its successor's login instead of counting as theft, default 10),
+   * password_timeout (minutes a typed password satisfies `password.confirm`, default 15),
+   * idle_timeout (minutes without a request after which a login ends, default 120, null = never).
    */
   web: { model: User },
   /** What Auth.routes() serves; remove a feature to turn its pages off. */

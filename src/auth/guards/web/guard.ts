@@ -16,10 +16,15 @@
  * "Remember me" (`trowel_remember`, see remember-token-repository.ts) is consulted only when the
  * request has no valid login: a browser restart (the login cookie is gone) or a login past its
  * lifetime or idle timeout. A current remember token is replaced (one winner among concurrent
- * requests) and a fresh login made for it; a token replaced less than 30 s ago is accepted for that
- * request only; any other token of a known series is theft: the series and its login end, both
+ * requests) and a fresh login made for it; a token replaced less than `remember_reuse_window`
+ * seconds ago (default 10: another tab, a lost answer) restores the login its successor holds, for
+ * that request; any other token of a known series is theft: the series and its login end, both
  * cookies are cleared and `auth:remember_reuse` is emitted. Such a login never counts as a typed
  * password for `password.confirm`; a password login (`attempt`) does.
+ *
+ * `rotate()` replaces this browser's login token and remember-me token in place (a password
+ * change, "log out other devices", a completed step-up): the user stays logged in with what the
+ * login earned, and the old cookie values, wherever a copy went, log in no more.
  *
  * What the session knows about a login (how it was made, `auth.amr`; when the password was last
  * typed; where a confirmation or step-up goes back to) belongs to that login only: the session
@@ -70,6 +75,21 @@ export async function knownDeviceOf(ctx: HttpContext, devices: DeviceRevocations
   if (cookie === null || cookie.account !== String(accountId)) return null
   if (devices && !(await devices.isCurrent(accountId, cookie.issuedAt))) return null
   return cookie.device
+}
+
+/**
+ * Rotates the current web login of the request (`WebGuard.rotate`), whichever guard is the
+ * default: false when the request has no web login.
+ */
+export async function rotateCurrentLogin(ctx: HttpContext): Promise<boolean> {
+  const guard = ctx.auth.manager.resolved.defaultGuard
+  let web: unknown
+  try {
+    web = ctx.auth.resolve(guard)
+  } catch {
+    return false
+  }
+  return web instanceof WebGuard ? web.rotate() : false
 }
 
 export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> {
@@ -146,7 +166,7 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     const cookie = remember ? this.ctx.request.cookie(REMEMBER_COOKIE) : undefined
     if (!remember || !cookie) return null
     const { request, response } = this.ctx
-    let found = await remember.find(cookie, Date.now(), this.ctx.receivedAt)
+    let found = await remember.find(cookie)
     if (found.state === 'current') {
       const user = await this.#deps.provider.findById(found.row.user_id)
       if (!user) {
@@ -172,13 +192,15 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
       }
       // Another request presenting the same token rotated it first: read again (normally `grace`).
       await this.#deps.tokens.revoke(login)
-      found = await remember.find(cookie, Date.now(), this.ctx.receivedAt)
+      found = await remember.find(cookie)
     }
     if (found.state === 'grace') {
-      // This request only: no login made, no cookie set (the winning request's answer carries them).
+      // The login the successor holds, for this request: no new login, no cookie set (the
+      // rotation's answer carried them). That login gone (logged out, revoked): nothing to restore.
+      if (!(await remember.loginExists(found.row.login_token_hash))) return null
       const user = await this.#deps.provider.findById(found.row.user_id)
       if (user) {
-        this.#forgetLoginState()
+        this.#bindSessionHash(found.row.login_token_hash!)
         return user
       }
       await remember.endDevice(found.row)
@@ -208,8 +230,11 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
    * was recorded), that state is forgotten (see the module comment). A hash, no query.
    */
   #bindSession(token: string): void {
+    this.#bindSessionHash(sha256Hex(token))
+  }
+
+  #bindSessionHash(binding: string): void {
     if (!this.ctx.hasSession) return
-    const binding = sha256Hex(token)
     if (this.ctx.session.get<unknown>(LOGIN_BINDING_KEY) === binding) return
     this.#forgetLoginState()
     this.ctx.session.put(LOGIN_BINDING_KEY, binding)
@@ -257,6 +282,45 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
       this.#bindSession(token)
     }
     this.setUser(user)
+  }
+
+  /** The SHA-256 of the login token this request holds (the cookie's, or one just made), or null. */
+  get loginTokenHash(): string | null {
+    const token = this.#loginToken ?? this.ctx.request.cookie(AUTH_COOKIE)
+    return typeof token === 'string' && token !== '' ? sha256Hex(token) : null
+  }
+
+  /**
+   * Replaces this browser's login token and its "remember me" token (see the module comment):
+   * the same login row and series, new secrets, new cookies; the session keeps what this login
+   * earned. False (nothing done) when nobody is logged in with a login token of their own (e.g. a
+   * request let in by a just-replaced remember token) or the login ended meanwhile.
+   */
+  async rotate(): Promise<boolean> {
+    const user = this.user ?? ((await this.check()) ? this.user : null)
+    const old = this.#loginToken
+    if (!user || !old) return false
+    const token = await this.#deps.tokens.rotate(old)
+    if (token === null) return false
+    const { request, response } = this.ctx
+    this.#loginToken = token
+    response.cookie(AUTH_COOKIE, token)
+    // The same login: the session's state moves to the new token instead of being forgotten.
+    if (this.ctx.hasSession && this.ctx.session.get<unknown>(LOGIN_BINDING_KEY) === sha256Hex(old)) {
+      this.ctx.session.put(LOGIN_BINDING_KEY, sha256Hex(token))
+    }
+    const remember = this.#deps.remember
+    const cookie = remember ? request.cookie(REMEMBER_COOKIE) : undefined
+    if (remember && cookie !== undefined) {
+      const found = await remember.find(cookie)
+      if ((found.state === 'current' || found.state === 'grace') && String(found.row.user_id) === String(user.getKey())) {
+        const value = await remember.replaceSeries(found, sha256Hex(token))
+        const left = Math.round(((new Date(found.row.expires_at as string | number | Date).getTime() || Date.now()) - Date.now()) / 1000)
+        if (value) response.cookie(REMEMBER_COOKIE, value, { maxAge: Math.max(1, Math.min(left, remember.maxAgeSeconds)) })
+      }
+    }
+    this.ctx.app.log.info('auth.login_rotated', { user_id: user.getKey(), request_id: request.id })
+    return true
   }
 
   async logout(): Promise<void> {

@@ -73,6 +73,17 @@ export class LoginTokenRepository {
     return row.user_id
   }
 
+  /**
+   * Gives the login of `token` a new token, in place (its creation time, last use, address and
+   * anything else on the row stay, so its lifetime does not restart); the old token logs in no
+   * more. Null when that login no longer exists.
+   */
+  async rotate(token: string): Promise<string | null> {
+    const next = randomToken(32)
+    const changed = await this.#db()(this.#options.table).where('token_hash', sha256Hex(token)).update({ token_hash: sha256Hex(next) })
+    return Number(changed) === 1 ? next : null
+  }
+
   async revoke(token: string): Promise<void> {
     await this.#db()(this.#options.table).where('token_hash', sha256Hex(token)).delete()
   }

@@ -84,8 +84,8 @@ describe('RememberTokenRepository', () => {
     assert.equal(row.login_token_hash, 'new-login')
     assert.ok(row.rotated_at)
     assert.equal((await repo.find(next)).state, 'current')
-    assert.equal((await repo.find(cookie, Date.now(), Number(row.rotated_at) - 1)).state, 'grace', 'a request already under way at the rotation')
-    assert.equal((await repo.find(cookie, Date.now(), Number(row.rotated_at) + 1)).state, 'theft', 'a request that came after it')
+    assert.equal((await repo.find(cookie, Number(row.rotated_at) + 1)).state, 'grace', 'right after the rotation: a second tab or a lost answer')
+    assert.equal((await repo.find(cookie, Number(row.rotated_at) + 10_000)).state, 'theft', 'ten seconds after it')
   })
 
   it('of 20 rotations of the same token at once, exactly one wins', async () => {
@@ -98,21 +98,40 @@ describe('RememberTokenRepository', () => {
     assert.equal(row.previous_hash, sha256Hex(parseRememberCookie(cookie)!.token))
   })
 
-  it('the replaced token is grace only for a request that arrived before the rotation; later, or a token the series never had, is theft', async () => {
+  it('the replaced token is grace for less than reuse_window seconds after the rotation; later, or a token the series never had, is theft', async () => {
     const cookie = await repo.create(1, null)
     const found = await repo.find(cookie)
     if (found.state === 'unknown') throw new Error('not found')
     const rotatedAt = Date.now()
     const next = (await repo.rotate(found, null, rotatedAt))!
-    assert.equal((await repo.find(cookie, rotatedAt + 50, rotatedAt - 5)).state, 'grace', 'arrived before the rotation')
-    assert.equal((await repo.find(cookie, rotatedAt + 50, rotatedAt)).state, 'grace', 'arrived in the same millisecond')
-    assert.equal((await repo.find(cookie, rotatedAt + 5, rotatedAt + 1)).state, 'theft', 'arrived one millisecond after it')
-    assert.equal((await repo.find(cookie, rotatedAt + 50)).state, 'theft', 'arrival unknown')
-    assert.equal((await repo.find(cookie, rotatedAt + 31_000, rotatedAt - 5)).state, 'theft', 'past the 30 s cap')
+    assert.equal((await repo.find(cookie, rotatedAt)).state, 'grace', 'in the same millisecond')
+    assert.equal((await repo.find(cookie, rotatedAt + 9_999)).state, 'grace', 'just inside the 10 s window')
+    assert.equal((await repo.find(cookie, rotatedAt + 10_000)).state, 'theft', 'at 10 s')
+    assert.equal((await repo.find(cookie, rotatedAt + 31_000)).state, 'theft', 'long after')
     const { series } = parseRememberCookie(next)!
-    assert.equal((await repo.find(`${series}.${'B'.repeat(43)}`, rotatedAt + 1, rotatedAt - 5)).state, 'theft')
-    repo.graceSeconds = 0
-    assert.equal((await repo.find(cookie, rotatedAt + 1, rotatedAt - 5)).state, 'theft', 'the cap is configurable')
+    assert.equal((await repo.find(`${series}.${'B'.repeat(43)}`, rotatedAt + 1)).state, 'theft', 'a token the series never had')
+    repo.reuseWindowSeconds = 0
+    assert.equal((await repo.find(cookie, rotatedAt)).state, 'theft', 'the window is configurable (0: off)')
+  })
+
+  it('replaceSeries: a new series in place; the old cookie names nothing; the expiry stays', async () => {
+    await db('login_tokens').insert([{ user_id: 1, token_hash: 'before' }, { user_id: 1, token_hash: 'after' }])
+    const cookie = await repo.create(1, 'before')
+    const found = await repo.find(cookie)
+    if (found.state === 'unknown') throw new Error('not found')
+    const replaced = await repo.replaceSeries(found, 'after')
+    assert.ok(replaced)
+    assert.notEqual(parseRememberCookie(replaced)!.series, parseRememberCookie(cookie)!.series)
+    assert.equal((await repo.find(cookie)).state, 'unknown', 'the old cookie is no series: not theft, nothing restored')
+    const now = await repo.find(replaced)
+    if (now.state !== 'current') throw new Error(`expected current, got ${now.state}`)
+    assert.equal(now.row.id, found.row.id, 'the same row')
+    assert.equal(now.row.login_token_hash, 'after')
+    assert.equal(new Date(now.row.expires_at as string).getTime(), new Date(found.row.expires_at as string).getTime())
+    assert.equal(await repo.replaceSeries(found, 'after'), null, 'a second replacement of the same series loses')
+    assert.equal(await repo.loginExists('after'), true)
+    assert.equal(await repo.loginExists('gone'), false)
+    assert.equal(await repo.loginExists(null), false)
   })
 
   it('an expired series is expired, whatever the token', async () => {

@@ -8,14 +8,14 @@
  *
  * A presented cookie is one of (`find`):
  * - `current`: the series' current token, not expired. The caller rotates it.
- * - `grace`: the replaced token, in a request that had already arrived when the rotation was
- *   written (and at most `graceSeconds` (30) before it): the tabs of one browser restoring at
- *   once all send the old cookie. Accepted for that request only.
- * - `theft`: the series is known but the token is neither, or is the replaced one in a request
- *   that arrived after the rotation: whoever sends it saw the token after it was replaced, so
- *   someone else holds (or held) this device's cookie. The caller ends the series and the web
- *   login it holds (`endDevice`). A browser whose answer carrying the new cookie was lost is
- *   logged out this way too (it logs in again): the safe side.
+ * - `grace`: the replaced token, less than `reuseWindowSeconds` (`GUARDS.web.remember_reuse_window`,
+ *   default 10) after it was replaced: the tabs of one browser restoring at once all send the old
+ *   cookie, and a browser whose answer carrying the new one was lost sends it again. It restores
+ *   the login its successor holds (`login_token_hash`), for that request, without a new login.
+ * - `theft`: the series is known but the token is neither, or is the replaced one presented after
+ *   the window: whoever sends it saw the token long after it was replaced, so someone else holds
+ *   (or held) this device's cookie. The caller ends the series and the web login it holds
+ *   (`endDevice`).
  *
  * `rotated_at` is epoch milliseconds (a whole number), so the comparison with a request's arrival
  * is exact on every database (MySQL's DATETIME would round it to the second).
@@ -34,8 +34,8 @@ export interface RememberTokenOptions {
   table?: string
   /** The web logins' table (default `login_tokens`). */
   loginTable?: string
-  /** Seconds a replaced token is still accepted (default 30). */
-  graceSeconds?: number
+  /** Seconds a replaced token still restores its successor's login (default 10). */
+  reuseWindowSeconds?: number
 }
 
 /** A `remember_tokens` row as read. */
@@ -82,14 +82,14 @@ export class RememberTokenRepository {
   readonly loginTable: string
   /** Minutes. */
   readonly lifetime: number
-  graceSeconds: number
+  reuseWindowSeconds: number
 
   constructor(db: () => Knex, options: RememberTokenOptions) {
     this.#db = db
     this.table = options.table ?? 'remember_tokens'
     this.loginTable = options.loginTable ?? 'login_tokens'
     this.lifetime = options.lifetime
-    this.graceSeconds = options.graceSeconds ?? 30
+    this.reuseWindowSeconds = options.reuseWindowSeconds ?? 10
   }
 
   /** The cookie's Max-Age: the lifetime in whole seconds. */
@@ -119,7 +119,7 @@ export class RememberTokenRepository {
   }
 
   /** What a presented cookie value is (see the module comment). Reads one row by its unique series; writes nothing. */
-  async find(cookie: unknown, now = Date.now(), arrivedAt?: number): Promise<RememberLookup> {
+  async find(cookie: unknown, now = Date.now()): Promise<RememberLookup> {
     const parts = parseRememberCookie(cookie)
     if (!parts) return { state: 'unknown' }
     const row = (await this.#db()(this.table).where('series_hash', sha256Hex(parts.series)).first()) as RememberRow | undefined
@@ -131,8 +131,7 @@ export class RememberTokenRepository {
     if (timingSafeEqualString(digest, row.token_hash)) return { state: 'current', ...found }
     if (row.previous_hash && timingSafeEqualString(digest, row.previous_hash)) {
       const rotated = row.rotated_at === null || row.rotated_at === undefined ? null : Number(row.rotated_at)
-      const concurrent = rotated !== null && arrivedAt !== undefined && arrivedAt <= rotated && rotated - arrivedAt <= this.graceSeconds * 1000
-      if (concurrent && now - rotated <= this.graceSeconds * 1000) return { state: 'grace', ...found }
+      if (rotated !== null && Number.isFinite(rotated) && now - rotated < this.reuseWindowSeconds * 1000) return { state: 'grace', ...found }
     }
     return { state: 'theft', ...found }
   }
@@ -155,6 +154,33 @@ export class RememberTokenRepository {
         expires_at: this.#expiresAt(now),
       })
     return Number(changed) === 1 ? `${found.series}.${token}` : null
+  }
+
+  /** Whether the web login of `loginTokenHash` still exists (the one a `grace` look-up restores). */
+  async loginExists(loginTokenHash: string | null): Promise<boolean> {
+    if (!loginTokenHash) return false
+    return (await this.#db()(this.loginTable).where('token_hash', loginTokenHash).first('token_hash')) !== undefined
+  }
+
+  /**
+   * Replaces the series a `current` or `grace` look-up names by a new one (new series, new token,
+   * no replaced token kept) holding `loginTokenHash`, in place, so whatever else the row records
+   * stays (its expiry too: a rotation is not a use). The old cookie then names no series at all: it restores nothing and is not theft.
+   * Returns the new cookie value, or null when the row changed meanwhile (another request won).
+   */
+  async replaceSeries(found: { row: RememberRow }, loginTokenHash: string | null): Promise<string | null> {
+    const series = randomToken(32)
+    const token = randomToken(32)
+    const changed = await this.#db()(this.table)
+      .where({ id: found.row.id, series_hash: found.row.series_hash })
+      .update({
+        series_hash: sha256Hex(series),
+        token_hash: sha256Hex(token),
+        previous_hash: null,
+        rotated_at: null,
+        login_token_hash: loginTokenHash,
+      })
+    return Number(changed) === 1 ? `${series}.${token}` : null
   }
 
   /** Ends a series and the web login it holds (theft, expiry, or its user is gone). */
