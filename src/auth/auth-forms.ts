@@ -12,7 +12,6 @@ import { db } from '../database/database-manager.js'
 import { formatMessage } from '../validation/messages.js'
 import { InvalidCredentialsError, PasswordResetRequiredError } from './errors.js'
 import { PASSWORD_MESSAGES } from './hashing/password-policy.js'
-import { markPasswordConfirmed } from './middleware/password-confirm-middleware.js'
 import { AUTH_MESSAGES } from './messages.js'
 import { clientKey } from './throttle/client-key.js'
 import { sendVerificationAfterRegistration } from './accounts/email-verification.js'
@@ -189,8 +188,6 @@ export const AuthForms = {
     }
     try {
       const user = await auth(ctx).register({ name: data.name, [column]: data[column], password: data.password })
-      // The password was typed seconds ago: pages behind `password.confirm` do not ask for it again.
-      markPasswordConfirmed(ctx)
       // With the `email_verification` feature: the link, mailed in the background (never throws),
       // and a word on the next page that it was sent.
       await sendVerificationAfterRegistration(ctx, user)

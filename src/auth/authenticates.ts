@@ -21,7 +21,7 @@ export function Authenticates<T extends ModelClass>(Base: T) {
     static authColumn = 'email'
     static passwordColumn = 'password'
     /** Never in the user's JSON: the encrypted TOTP secret and its bookkeeping. */
-    static extraHidden = ['two_factor_secret', 'two_factor_confirmed_at', 'two_factor_last_step']
+    static extraHidden = ['two_factor_secret', 'two_factor_confirmed_at', 'two_factor_last_step', 'password_reset_required_at']
 
     /** The user whose auth column is `value` (normalised, case-insensitive), or null. */
     static async findForAuth(value: unknown): Promise<any | null> {

@@ -319,7 +319,7 @@ describe('WebGuard: the trowel_device cookie and auth:account_locked', () => {
     assert.match(line, /Max-Age=31536000/i)
     const packed = decodeURIComponent(line.slice(DEVICE_COOKIE.length + 1).split(';')[0]!)
     const value = app.make<CookieJar>('cookies').unpack(DEVICE_COOKIE, packed)!
-    assert.match(value, /^[A-Za-z0-9_-]{22}\.MQ$/, 'a random device id and the account (base64url of "1")')
+    assert.match(value, /^[A-Za-z0-9_-]{22}\.MQ\.[0-9]{1,12}$/, 'a random device id, the account (base64url of "1") and the second it was issued')
     const failed = guard('198.51.100.21')
     assert.equal(await failed.attempt('alice@example.test', 'wrong'), null)
     assert.equal(deviceSetCookie(failed), undefined, 'no device cookie without a login')

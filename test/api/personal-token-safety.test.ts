@@ -149,7 +149,14 @@ describe('personal access tokens: who may create one, and what ends them', () =>
 
   it('a stolen session cookie cannot mint a token: /confirm-password (JSON 423), and a wrong password does not help', async () => {
     const email = address('bare')
-    const victim = await register(email) // registering typed no password for password.confirm
+    await register(email)
+    // A browser restored by "remember me" has typed no password (registering and logging in both
+    // count as typing it): its cookies are what the thief takes.
+    const remembered = new Client(server.url)
+    await remembered.submit('/login', '/login', { email, password: PASSWORD, remember: '1' })
+    const victim = new Client(server.url)
+    victim.cookies.set('trowel_remember', remembered.cookies.get('trowel_remember')!)
+    assert.equal((await victim.get('/home')).status, 200)
     const thief = steal(victim)
     const page = await thief.submit('/account/tokens', '/account/tokens', { name: 'exfil', abilities: '*', expires: 'none' })
     assert.equal(page.status, 302)

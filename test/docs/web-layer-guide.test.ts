@@ -178,7 +178,7 @@ test('JSON: 422 E_VALIDATION with errors (custom rule, valibot), 202 when valid,
   assert.match(log, /^Subject: \[sales\] Message from Ada$/m)
   assert.match(log, /^From: no-reply@example\.test$/m, 'MAIL_FROM_ADDRESS')
   assert.match(log, /<blockquote>Hello from fetch\(\)<\/blockquote>/, 'the HTML part, with the trimmed message')
-  assert.match(log, /^Hello from fetch\(\)$/m, 'the text part made from the HTML')
+  assert.match(log, /^> Hello from fetch\(\)$/m, "the text part made from the HTML (a blockquote quoted)")
   assert.match(log, /Sent from 127\.0\.0\.1\./, 'request.ip()')
   assert.equal(log.match(/^Subject: /gm)!.length, 1, 'one message, only for the valid request')
 })

@@ -49,7 +49,9 @@ export class DeviceRevocations {
   /** Refuses every device cookie of the user issued up to now (this second included). */
   async revoke(userId: unknown, db: Knex | Knex.Transaction): Promise<number> {
     if (!(await this.#inventory.hasTable(TABLE, db))) return 0
-    const now = Math.ceil(this.#now() / 1000) * 1000
+    // The whole second (cookies carry seconds, and DATETIME columns may keep no fraction): a
+    // cookie issued in this second, before or after this moment, is refused; from the next one on, known.
+    const now = Math.floor(this.#now() / 1000) * 1000
     await db(TABLE).where({ user_id: userId as string | number, purpose: DEVICES_REVOKED_PURPOSE }).delete()
     await db(TABLE).insert({
       user_id: userId,
