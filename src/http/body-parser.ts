@@ -20,12 +20,47 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024
 /** Deeper JSON is refused: serializing or validating it recursively would overflow the stack. */
 export const MAX_JSON_DEPTH = 64
 
+/** At most this much of a refused body is read and dropped before the answer (see drain). */
+const DRAIN_BYTES = 8 * 1024 * 1024
+const DRAIN_MS = 2000
+
+/**
+ * Reads and drops a body that is refused unread, before the answer is sent: answering while the
+ * client is still sending, then closing the connection, resets it, and the client (still
+ * writing) often never sees the answer (EPIPE, ECONNRESET). Bounded in bytes and time: past
+ * them the answer goes out anyway.
+ */
+function drain(raw: IncomingMessage): Promise<void> {
+  if (raw.complete || raw.destroyed) return Promise.resolve()
+  return new Promise((resolve) => {
+    let seen = 0
+    const done = () => {
+      clearTimeout(timer)
+      raw.off('data', count)
+      raw.off('end', done)
+      raw.off('close', done)
+      raw.off('error', done)
+      resolve()
+    }
+    const count = (chunk: Buffer) => {
+      seen += chunk.length
+      if (seen > DRAIN_BYTES) done()
+    }
+    const timer = setTimeout(done, DRAIN_MS)
+    raw.on('data', count)
+    raw.once('end', done)
+    raw.once('close', done)
+    raw.once('error', done)
+    raw.resume()
+  })
+}
+
 export async function readBody(raw: IncomingMessage, limit = DEFAULT_BODY_LIMIT): Promise<InputBag> {
   const declared = raw.headers['content-length']
   const chunked = raw.headers['transfer-encoding'] !== undefined
   if (!chunked && (declared === undefined || declared === '0')) return Object.create(null)
   if (declared !== undefined && Number(declared) > limit) {
-    raw.resume()
+    await drain(raw)
     throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`)
   }
   const contentType = raw.headers['content-type'] ?? ''
@@ -34,7 +69,7 @@ export async function readBody(raw: IncomingMessage, limit = DEFAULT_BODY_LIMIT)
   const isForm = type === 'application/x-www-form-urlencoded'
   const isMultipart = type === 'multipart/form-data'
   if (!isJson && !isForm && !isMultipart) {
-    raw.resume()
+    await drain(raw)
     throw new UnsupportedMediaTypeError('Send the body as application/json, application/x-www-form-urlencoded or multipart/form-data.')
   }
   let buffer: Buffer

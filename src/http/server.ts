@@ -23,7 +23,17 @@ export async function startServer(app: Application, options: { host?: string; po
     if (!socket.writable) return socket.destroy()
     const code = (error as { code?: string }).code
     const status = code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request'
-    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
+    // The answer is written and the rest of what the client sends is read and dropped before the
+    // socket closes: a socket closed with unread input is reset, and the reset can reach the client
+    // before the answer, which it then never reads. Bounded: closed when the client ends, or after
+    // half a second whatever it still sends.
+    socket.on('error', () => socket.destroy())
+    socket.write(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
+    socket.resume()
+    const timer = setTimeout(() => socket.destroy(), 500)
+    timer.unref()
+    socket.once('end', () => socket.destroy())
+    socket.once('close', () => clearTimeout(timer))
   })
   const host = options.host ?? '127.0.0.1'
   await new Promise<void>((resolve, reject) => {
