@@ -99,5 +99,16 @@ export function authRoutes(options: { features?: Iterable<AuthFeature> } = {}): 
       Route.get('/passkeys/client.js', servePasskeyClient).name('passkeys.client'),
     )
   }
+  if (on.has('email_login')) {
+    // A mailed link's GET (and HEAD) only shows a page; its button POSTs to the same path.
+    routes.push(
+      Route.get('/login/email', 'auth/EmailLoginController@show').name('login.email'),
+      Route.post('/login/email', 'auth/EmailLoginController@send').name('login.email.send'),
+      Route.get('/login/email/sent', 'auth/EmailLoginController@sent').name('login.email.sent'),
+      Route.post('/login/email/code', 'auth/EmailLoginController@code').name('login.email.code'),
+      Route.get('/login/email/@token', 'auth/EmailLoginController@showLink').name('login.email.link'),
+      Route.post('/login/email/@token', 'auth/EmailLoginController@link').name('login.email.link.store'),
+    )
+  }
   return routes
 }
