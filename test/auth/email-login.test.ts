@@ -16,6 +16,9 @@
  *   `password.confirm`.
  * - A browser logged in as someone else is not switched; an unverified account is claimed (its
  *   password and other logins end).
+ * - The API pair: `POST /api/auth/email` 202 alike for every address (422, 429), `POST
+ *   /api/auth/email/verify` a JWT with amr ["email"], 401 E_INVALID_CREDENTIALS, or E_MFA_REQUIRED;
+ *   one code works on the web and the API, once.
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -23,10 +26,10 @@ import type { Knex } from 'knex'
 import * as OTPAuth from 'otpauth'
 import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
 import { Client, type HttpResult } from '../helpers/http-client.js'
-import { applyAuthSteps } from '../helpers/seed-steps.js'
+import { applyApiSteps, applyAuthSteps } from '../helpers/seed-steps.js'
 import { budgetsOff } from '../helpers/auth-config.js'
 import { startSmtpPeer, mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
-import { PASSWORD, appDb, sha256 } from '../helpers/security-kit.js'
+import { PASSWORD, appDb, decodeJwt, sha256 } from '../helpers/security-kit.js'
 
 const APP_URL = 'http://app.example.test'
 const LINK = /http:\/\/app\.example\.test\/login\/email\/([A-Za-z0-9_-]{43})\b/
@@ -48,6 +51,7 @@ describe('sign-in by e-mail', () => {
     smtp = await startSmtpPeer()
     app = await newApp({ env: { MAIL_DRIVER: 'smtp', MAIL_HOST: '127.0.0.1', MAIL_PORT: String(smtp.port), APP_URL, APP_NAME: 'Trowel Test' } })
     applyAuthSteps(app)
+    applyApiSteps(app)
     // Every request comes from 127.0.0.1: the password budgets are not under test here.
     budgetsOff(app)
     app.edit('config/auth.ts', (t) =>
@@ -343,6 +347,44 @@ describe('sign-in by e-mail', () => {
     assert.equal(step.location, '/home', step.text)
     assert.match((await loggedInAs(browser)) ?? '', /Mail User/)
     assert.equal((await browser.get('/account/two-factor')).location, '/confirm-password', 'still no password confirmation')
+    // The API: the code of a TOTP user asks for the second step.
+    const api = await newMail(email)
+    const mfa = await new Client(server.url).postJson('/api/auth/email/verify', { email, code: api.code })
+    assert.equal(mfa.status, 401, mfa.text)
+    assert.equal(mfa.json().code, 'E_MFA_REQUIRED')
+    assert.ok(mfa.json().mfa_token)
+    assert.equal(mfa.json().data, undefined)
+  })
+
+  it('the API pair: 202 alike for every address, a JWT for the code, 401 for a wrong one; one code for web and API', async () => {
+    const email = 'api-mail@example.test'
+    await createUser(email)
+    await sleep(250)
+    const api = new Client(server.url)
+    requests += 2
+    const known = await api.postJson('/api/auth/email', { email })
+    const unknown = await api.postJson('/api/auth/email', { email: 'api-nobody@example.test' })
+    assert.equal(known.status, 202, known.text)
+    assert.equal(unknown.status, 202)
+    assert.equal(known.text, unknown.text)
+    assert.ok(known.json().message)
+    const bad = await api.postJson('/api/auth/email', { email: 'nope' })
+    assert.equal(bad.status, 422)
+    const m = await mail(email)
+    const wrong = m.code === '000000' ? '111111' : '000000'
+    const refused = await api.postJson('/api/auth/email/verify', { email, code: wrong })
+    assert.equal(refused.status, 401)
+    assert.equal(refused.json().code, 'E_INVALID_CREDENTIALS')
+    const ok = await api.postJson('/api/auth/email/verify', { email, code: m.code })
+    assert.equal(ok.status, 200, ok.text)
+    assert.deepEqual(decodeJwt(ok.json().data)[1].amr, ['email'])
+    const again = await api.postJson('/api/auth/email/verify', { email, code: m.code })
+    assert.equal(again.status, 401, 'used once')
+    assert.equal((await answer(new Client(server.url), email, m.code)).location, '/login/email/sent', 'the API used the code for the web too')
+    // A code mailed for the web works on the API, and then no longer on the web.
+    const n = await newMail(email)
+    assert.equal((await api.postJson('/api/auth/email/verify', { email, code: n.code })).status, 200)
+    assert.equal((await confirmLink(new Client(server.url), n.token)).location, '/login/email')
   })
 
   it('a browser logged in as another user is not switched', async () => {
