@@ -23,7 +23,7 @@ import { ApiCredentialsError } from './errors.js'
 import { PersonalTokenForms } from './personal-tokens/token-forms.js'
 import { jwksRoute } from './jwks-route.js'
 import { openapiRoute } from './openapi/openapi-route.js'
-import { requestEmailLoginByApi, verifyEmailLoginByApi } from '../auth/email-login/api-routes.js'
+import { emailLoginApiRoutes } from '../auth/email-login/api-routes.js'
 
 export interface ApiRoutesOptions {
   /** The personal access tokens page at /account/tokens (default true). */
@@ -169,9 +169,8 @@ export function apiRoutes(options: ApiRoutesOptions = {}): RouteDefinition[] {
     ...tokensPage(options),
     tokenRoute(options.authRoute ?? '/api/auth', issueToken, 'api.auth'),
     tokenRoute(`${options.authRoute ?? '/api/auth'}/two-factor`, issueTokenTwoFactor, 'api.auth.two_factor'),
-    // Sign-in by e-mail (404 unless the `email_login` feature is on).
-    tokenRoute(`${options.authRoute ?? '/api/auth'}/email`, requestEmailLoginByApi, 'api.auth.email'),
-    tokenRoute(`${options.authRoute ?? '/api/auth'}/email/verify`, verifyEmailLoginByApi, 'api.auth.email.verify'),
+    // Sign-in by e-mail, with the `email_login` feature.
+    ...emailLoginApiRoutes(options.authRoute ?? '/api/auth').map(([path, handler, name]) => tokenRoute(path, handler, name)),
     tokenRoute(options.reauthRoute ?? '/api/reauth', reissueToken, 'api.reauth'),
     tokenRoute(options.logoutRoute ?? '/api/logout', logout, 'api.logout'),
     tokenRoute(options.revokeRoute ?? '/api/revoke', revoke, 'api.revoke'),

@@ -11,6 +11,11 @@ import { servePasskeyClient } from './passkeys/client-bundle.js'
 
 let configured: ReadonlySet<AuthFeature> = new Set(LEGACY_FEATURES)
 
+/** The features `Auth.routes()` serves (the resolved `GUARDS.features` once booted). */
+export function configuredFeatures(): ReadonlySet<AuthFeature> {
+  return configured
+}
+
 /** Called at boot with the resolved `GUARDS.features`. */
 export function configureAuthRoutes(features: ReadonlySet<AuthFeature>): void {
   configured = features

@@ -425,6 +425,20 @@ describe('sign-in by e-mail', () => {
     assert.equal(retry.location, '/login', 'the old password no longer works')
   })
 
+  it('a password change ends the live link and code (the inventory kind email_logins)', async () => {
+    const email = 'changer@example.test'
+    await createUser(email)
+    const m = await newMail(email)
+    const client = new Client(server.url)
+    assert.equal((await client.submit('/login', '/login', { email, password: PASSWORD })).location, '/home')
+    const NEW = 'another long passphrase 2'
+    const r = await client.submit('/account', '/account/password', { current_password: PASSWORD, password: NEW, password_confirmation: NEW })
+    assert.equal(r.status, 302, r.text)
+    assert.equal(await db('email_login_tokens').where('email', email).first(), undefined, 'the row is gone')
+    assert.equal((await answer(new Client(server.url), email, m.code)).location, '/login/email/sent')
+    assert.match((await new Client(server.url).get(`/login/email/${m.token}`)).text, /This link cannot be used/)
+  })
+
   it('the per-IP request budget holds under a burst', async () => {
     const left = REQUEST_BUDGET - requests
     assert.ok(left > 0)

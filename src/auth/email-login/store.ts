@@ -10,7 +10,7 @@ import { createHmac, randomInt, timingSafeEqual } from 'node:crypto'
 import type { Knex } from 'knex'
 import { randomToken } from '../../support/random-token.js'
 import { sha256Hex } from '../tokens/index.js'
-import { ALL_REASONS, storedDate, type AuthInventory, type InventoryItem, type InventoryKind } from '../inventory/index.js'
+import { storedDate, type AuthInventory, type InventoryItem, type InventoryKind, type RevocationReason } from '../inventory/index.js'
 
 export const EMAIL_LOGIN_TABLE = 'email_login_tokens'
 const ROW_ID = /^[1-9][0-9]{0,14}$/
@@ -105,12 +105,15 @@ export class EmailLoginStore {
   }
 }
 
-/** The inventory kind: a user's live sign-in links and codes, ended by every revocation. */
+/** A sign-in link and code end with recovery, a password change and the account. */
+const ENDS_ON: ReadonlySet<RevocationReason> = new Set<RevocationReason>(['secure', 'password_reset', 'password_change', 'delete'])
+
+/** The inventory kind: a user's live sign-in links and codes. */
 export function emailLoginsKind(inventory: AuthInventory): InventoryKind {
   const has = (db: Knex | Knex.Transaction) => inventory.hasTable(EMAIL_LOGIN_TABLE, db)
   return {
     name: 'email_logins',
-    endsOn: ALL_REASONS,
+    endsOn: ENDS_ON,
     tables: [EMAIL_LOGIN_TABLE],
     async list(userId, db) {
       if (!(await has(db))) return []
