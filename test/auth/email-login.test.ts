@@ -417,6 +417,7 @@ describe('sign-in by e-mail', () => {
     assert.equal(r.location, '/home')
     const home = await owner.get('/home')
     assert.equal(home.status, 200)
+    assert.match(home.text, /has been removed/, 'the page says the account was claimed')
     const user = await db('users').where('id', id).first()
     assert.ok(user.email_verified_at, 'verified')
     assert.equal(user.password, null, 'the password is removed')
@@ -447,5 +448,57 @@ describe('sign-in by e-mail', () => {
     const rs = await Promise.all(clients.map((c) => c.post('/login/email', { __token: c.csrf(), email: 'someone@example.test' })))
     assert.equal(rs.filter((r) => r.location === '/login/email/sent').length, left)
     assert.equal(rs.filter((r) => r.location === '/login/email').length, 10)
+  })
+})
+
+describe('sign-in by e-mail with register: true', () => {
+  let app: TestApp
+  let server: Server
+  let smtp: SmtpPeer
+  let db: Knex
+
+  before(async () => {
+    smtp = await startSmtpPeer()
+    app = await newApp({ env: { MAIL_DRIVER: 'smtp', MAIL_HOST: '127.0.0.1', MAIL_PORT: String(smtp.port), APP_URL } })
+    applyAuthSteps(app)
+    budgetsOff(app)
+    app.edit('config/auth.ts', (t) => t.replace("'passkeys'],", "'passkeys', 'email_login'],").replace('export const GUARDS = {', 'export const GUARDS = {\n  email_login: { register: true },'))
+    migrate(app)
+    server = await app.serve()
+    db = appDb(app)
+  })
+  after(async () => {
+    await db?.destroy()
+    await app?.cleanup()
+    await smtp?.close()
+  })
+
+  it('an address without an account gets a mail; its first use creates the account (no password, verified)', async () => {
+    const email = 'newcomer@example.test'
+    const browser = new Client(server.url)
+    const r = await browser.submit('/login/email', '/login/email', { email })
+    assert.equal(r.location, '/login/email/sent')
+    let code = ''
+    for (let i = 0; i < 200 && !code; i++) {
+      code = smtp.messages.filter((m) => m.to.includes(email)).map((m) => SUBJECT.exec(m.raw)?.[2] ?? '').find(Boolean) ?? ''
+      if (!code) await sleep(50)
+    }
+    assert.ok(code, 'a mail with a code')
+    assert.equal(await db('users').where('email', email).first(), undefined, 'no account before the first use')
+    await browser.get('/login/email/sent')
+    const done = await browser.post('/login/email/code', { __token: browser.csrf(), email, code })
+    assert.equal(done.location, '/home', done.text)
+    const user = await db('users').where('email', email).first()
+    assert.equal(user.name, 'newcomer')
+    assert.equal(user.password, null)
+    assert.ok(user.email_verified_at)
+    let event: Record<string, unknown> | undefined
+    for (let i = 0; i < 100 && !event; i++) {
+      event = (await db('auth_events').where({ type: 'auth:registered', user_id: user.id })).find((e) => JSON.stringify(e).includes('email'))
+      if (!event) await sleep(50)
+    }
+    assert.ok(event, 'auth:registered with method email')
+    const password = await new Client(server.url).submit('/login', '/login', { email, password: 'anything at all here' })
+    assert.equal(password.location, '/login', 'no password signs in')
   })
 })
