@@ -16,7 +16,9 @@ export interface AuthGuardsConfig {
   /** The audit log: rows in `auth_events` (default on), pruned after `keep_days` (default 365). */
   audit?: { enabled?: boolean; keep_days?: number | null }
   /** Attempt budgets, each `{ attempts, minutes }` or null (off). */
-  throttle?: Partial<Record<BudgetName, BudgetLimit | null>>
+  throttle?: Partial<Record<BudgetName, BudgetLimit | null>> & { email_login?: BudgetLimit | null; email_code?: BudgetLimit | BudgetLimit[] | null }
+  /** Sign-in by e-mailed link and code (`email_login` feature). */
+  email_login?: { minutes?: number; resend_seconds?: number; register?: boolean }
   /** Password hashing: `max_wait` ms a check may wait for a thread before 503 E_SERVER_BUSY. */
   hashing?: { max_wait?: number }
   /** The account features whose routes `Auth.routes()` adds (absent: registration and reset_passwords only). */
@@ -32,7 +34,7 @@ export interface AuthGuardsConfig {
 export type BudgetName = 'login' | 'ip' | 'account' | 'register' | 'reset' | 'verify' | 'confirm' | 'two_factor'
 
 /** The features of `GUARDS.features`, each adding its routes to `Auth.routes()`. */
-export const AUTH_FEATURES = ['registration', 'reset_passwords', 'remember_me', 'email_verification', 'account', 'two_factor', 'passkeys'] as const
+export const AUTH_FEATURES = ['registration', 'reset_passwords', 'remember_me', 'email_verification', 'account', 'two_factor', 'passkeys', 'email_login'] as const
 export type AuthFeature = (typeof AUTH_FEATURES)[number]
 /** What an app without `GUARDS.features` gets: the login, registration and reset pages only. */
 export const LEGACY_FEATURES: readonly AuthFeature[] = ['registration', 'reset_passwords']
@@ -58,6 +60,9 @@ export const DEFAULT_BUDGETS: Record<BudgetName, BudgetLimit> = {
   confirm: { attempts: 5, minutes: 1 },
   two_factor: { attempts: 5, minutes: 1 },
 }
+
+/** Budgets of `GUARDS.throttle` that a feature resolves itself (`email_login`, `email_code`). */
+export const FEATURE_BUDGETS: readonly string[] = ['email_login', 'email_code']
 
 export interface ResolvedAuthConfig {
   /** The default guard's name (`web`). */
@@ -101,6 +106,8 @@ function resolveBudgets(value: unknown): Record<BudgetName, BudgetLimit | null> 
   const given = (value ?? {}) as Record<string, unknown>
   const out = { ...DEFAULT_BUDGETS } as Record<BudgetName, BudgetLimit | null>
   for (const [name, limit] of Object.entries(given)) {
+    // A feature's own budgets, checked by that feature (email-login/config).
+    if (FEATURE_BUDGETS.includes(name)) continue
     if (!(name in DEFAULT_BUDGETS)) throw new AuthConfigError(`config/auth.ts: GUARDS.throttle.${name} is not a budget (${Object.keys(DEFAULT_BUDGETS).join(', ')}).`)
     if (limit === null) {
       out[name as BudgetName] = null

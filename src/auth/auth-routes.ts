@@ -11,6 +11,11 @@ import { servePasskeyClient } from './passkeys/client-bundle.js'
 
 let configured: ReadonlySet<AuthFeature> = new Set(LEGACY_FEATURES)
 
+/** The features `Auth.routes()` serves (the resolved `GUARDS.features` once booted). */
+export function configuredFeatures(): ReadonlySet<AuthFeature> {
+  return configured
+}
+
 /** Called at boot with the resolved `GUARDS.features`. */
 export function configureAuthRoutes(features: ReadonlySet<AuthFeature>): void {
   configured = features
@@ -108,6 +113,17 @@ export function authRoutes(options: { features?: Iterable<AuthFeature> } = {}): 
       Route.post('/passkeys/login', 'auth/PasskeyController@login').name('passkeys.login'),
       // The browser side: @simplewebauthn/browser and the pages' script, served by the framework.
       Route.get('/passkeys/client.js', servePasskeyClient).name('passkeys.client'),
+    )
+  }
+  if (on.has('email_login')) {
+    // A mailed link's GET (and HEAD) only shows a page; its button POSTs to the same path.
+    routes.push(
+      Route.get('/login/email', 'auth/EmailLoginController@show').name('login.email'),
+      Route.post('/login/email', 'auth/EmailLoginController@send').name('login.email.send'),
+      Route.get('/login/email/sent', 'auth/EmailLoginController@sent').name('login.email.sent'),
+      Route.post('/login/email/code', 'auth/EmailLoginController@code').name('login.email.code'),
+      Route.get('/login/email/@token', 'auth/EmailLoginController@showLink').name('login.email.link'),
+      Route.post('/login/email/@token', 'auth/EmailLoginController@link').name('login.email.link.store'),
     )
   }
   return routes

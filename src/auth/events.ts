@@ -41,7 +41,7 @@ export interface AuthEvents {
    * `knownDevice` (web guard, password logins): whether the request carried this account's
    * device cookie, i.e. the browser had logged into it before. Absent where there are no devices.
    */
-  'auth:login_succeeded': AuthEventBase & { user: AuthUser; knownDevice?: boolean }
+  'auth:login_succeeded': AuthEventBase & { user: AuthUser; knownDevice?: boolean; method?: string }
   /** `user` is the account when the identifier named one (a wrong password), else null. */
   'auth:login_failed': AuthEventBase
   'auth:throttled': AuthEventBase & { retryAfter: number }
@@ -52,7 +52,9 @@ export interface AuthEvents {
    */
   'auth:account_locked': AuthEventBase & { user: AuthUser; retryAfter: number }
   'auth:logout': AuthEventBase & { user: AuthUser }
-  'auth:registered': AuthEventBase & { user: AuthUser }
+  'auth:registered': AuthEventBase & { user: AuthUser; method?: string }
+  /** A sign-in link and code mailed (`email_login`); `user` is null when the first use registers. */
+  'auth:login_link_sent': AuthEventBase
   'auth:password_reset_requested': AuthEventBase
   'auth:password_reset': AuthEventBase & { user: AuthUser }
   'auth:token_issued': AuthEventBase & { user: AuthUser } & PersonalTokenDetail

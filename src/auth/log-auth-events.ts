@@ -37,6 +37,7 @@ const LINES: { [K in keyof AuthEvents]: [level: 'info' | 'warn', line: string] }
   'auth:two_factor_failed': ['warn', 'auth.two_factor_failed'],
   'auth:passkey_added': ['info', 'auth.passkey_added'],
   'auth:passkey_removed': ['info', 'auth.passkey_removed'],
+  'auth:login_link_sent': ['info', 'auth.login_link_sent'],
 }
 
 function fields(name: keyof AuthEvents, event: AuthEventBase & { retryAfter?: number; userId?: string }): Record<string, unknown> {

@@ -1,11 +1,13 @@
 /**
  * @module foundation/core-providers
- * The framework's own providers, registered before the app's `PROVIDERS`: database, views,
+ * The framework's own providers, registered before the app's `PROVIDERS`: CORS (`config/cors.ts`,
+ * checked first so a bad origin stops the app before anything connects), database, views,
  * sessions, mail, auth (AuthProvider is listed in a new app's PROVIDERS too; a provider listed twice
  * is registered once, so an app that drops it from the list keeps `ctx.auth`), and observability
  * (`GET /health`, and `GET /metrics` when `METRICS_TOKEN` is set).
  */
 import type { ServiceProviderClass } from './service-provider.js'
+import { CorsProvider } from '../cors/cors-provider.js'
 import { DatabaseProvider } from '../database/database-provider.js'
 import { ViewProvider } from '../view/view-provider.js'
 import { SessionProvider } from '../session/session-provider.js'
@@ -14,5 +16,5 @@ import { AuthProvider } from '../auth/auth-provider.js'
 import { ObservabilityProvider } from '../observability/observability-provider.js'
 
 export function coreProviders(): ServiceProviderClass[] {
-  return [DatabaseProvider, ViewProvider, SessionProvider, MailProvider, AuthProvider, ObservabilityProvider]
+  return [CorsProvider, DatabaseProvider, ViewProvider, SessionProvider, MailProvider, AuthProvider, ObservabilityProvider]
 }

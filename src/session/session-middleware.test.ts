@@ -201,3 +201,29 @@ describe('SessionMiddleware', () => {
     assert.throws(() => resolveSessionConfig(new FakeSessionApp({ driver: 'files' }) as unknown as Application), /config\/session\.ts: SESSION\.driver/)
   })
 })
+
+describe('SessionMiddleware: the X-CSRF-TOKEN response header', () => {
+  it('announces a token made, rotated or replaced after invalidate; never an unchanged one', async () => {
+    const { app } = memoryApp()
+    const browser = new SessionBrowser(app)
+    const made = await browser.request({}, (ctx) => ctx.session.token())
+    const first = made.response.getHeader('x-csrf-token')
+    assert.equal(first, made.ctx.session.currentToken(), 'the first token of a session')
+    const unchanged = await browser.request({}, (ctx) => ctx.session.token())
+    assert.equal(unchanged.response.getHeader('x-csrf-token'), undefined)
+    const rotated = await browser.request({ method: 'POST', headers: { 'X-CSRF-TOKEN': String(first) } }, (ctx) => ctx.session.regenerate())
+    const second = rotated.response.getHeader('x-csrf-token')
+    assert.ok(second && second !== first, 'a login-like regenerate announces the new token')
+    const loggedOut = await browser.request({ method: 'POST', headers: { 'X-CSRF-TOKEN': String(second) } }, (ctx) => ctx.session.invalidate())
+    const third = loggedOut.response.getHeader('x-csrf-token')
+    assert.ok(third && third !== second, 'a logout-like invalidate gets a fresh token, announced')
+    const next = await browser.request({ method: 'POST', headers: { 'X-CSRF-TOKEN': String(third) } }, () => 'ok')
+    assert.equal(next.error, undefined, 'the announced token is the session\'s')
+  })
+
+  it('sends nothing for a visitor whose request made no token', async () => {
+    const { app } = memoryApp()
+    const res = await new SessionBrowser(app).request({}, (ctx) => ctx.session.put('a', 1))
+    assert.equal(res.response.getHeader('x-csrf-token'), undefined)
+  })
+})

@@ -12,6 +12,10 @@
  * - After the handler the session is written when it changed, when flash data must age, or to
  *   keep an active session alive; the cookie is HttpOnly, SameSite=Lax, and Secure over HTTPS.
  *   Ids left behind by `regenerate()`/`invalidate()` are destroyed in the store.
+ * - An answer whose request changed the CSRF token (a login or a registration regenerates it, a
+ *   logout invalidates the session: a fresh token is made for the next form) carries the new
+ *   token in `X-CSRF-TOKEN`, so a script that posts with that header keeps working without
+ *   reading a page. The header is sent as well when this request made the session's first token.
  *
  * The request handler runs `after` even when an error was rendered, so flashed errors and old
  * input reach the next request; code that answers outside that path calls `saveSession(ctx)`.
@@ -39,6 +43,8 @@ interface RequestSessionState {
   config: SessionConfig
   incomingId: string | null
   saved: boolean
+  /** The CSRF token the session had when loaded (null for a new session). */
+  initialToken: string | null
 }
 
 /** Where the request's session state lives on `ctx.state`: a symbol key, cheaper per request than a WeakMap entry. */
@@ -84,7 +90,7 @@ function beginSession(app: Application, ctx: HttpContext): Session | Promise<Ses
   const store = bound ?? baseStore
   const rawId = bound ? bound.incomingId : (ctx.request.cookie(config.cookie) ?? null)
   const incomingId = rawId !== null && SESSION_ID_PATTERN.test(rawId) ? rawId : null
-  const state: RequestSessionState = { session: null!, store, bound: bound !== null, cookie, config, incomingId: rawId, saved: false }
+  const state: RequestSessionState = { session: null!, store, bound: bound !== null, cookie, config, incomingId: rawId, saved: false, initialToken: null }
   if (incomingId === null) return install(ctx, state, new Session(null))
   return loadSession(ctx, state, incomingId)
 }
@@ -105,6 +111,7 @@ async function loadSession(ctx: HttpContext, state: RequestSessionState, incomin
 
 function install(ctx: HttpContext, state: RequestSessionState, session: Session): Session {
   state.session = session
+  state.initialToken = session.currentToken()
   ctx.session = session
   ;(ctx.state as StateHolder)[SESSION_STATE] = state
   return session
@@ -123,12 +130,24 @@ function finishSession(ctx: HttpContext): undefined | Promise<void> {
   const state = (ctx.state as StateHolder)[SESSION_STATE]
   if (!state || state.saved) return undefined
   state.saved = true
+  announceToken(ctx, state)
   return state.session.retiredIds.length > 0 ? destroyRetired(ctx, state) : writeIfNeeded(ctx, state)
 }
 
 async function destroyRetired(ctx: HttpContext, state: RequestSessionState): Promise<void> {
   for (const id of state.session.retiredIds) await state.store.destroy(id)
   await writeIfNeeded(ctx, state)
+}
+
+/**
+ * Sets `X-CSRF-TOKEN` when the token changed during the request. A session invalidated here
+ * (a logout) had its token dropped: it gets a fresh one, so the next form needs no extra request.
+ */
+function announceToken(ctx: HttpContext, state: RequestSessionState): void {
+  const { session, initialToken } = state
+  if (initialToken !== null && session.currentToken() === null) session.token()
+  const token = session.currentToken()
+  if (token !== null && token !== initialToken) ctx.response.header('X-CSRF-TOKEN', token)
 }
 
 /** Writes the session and sets its cookie when it must be kept; else at most clears a stale cookie. */

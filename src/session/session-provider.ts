@@ -2,10 +2,14 @@
  * @module session/session-provider
  * Binds `session.config` (the resolved `config/session.ts`) and `session.store` (the driver's
  * store), checking the config at startup so a bad driver stops the app with a message naming
- * the key instead of failing on the first request. Listed in `coreProviders()`.
+ * the key instead of failing on the first request. Once the app's routes are resolved it adds
+ * `GET /csrf-token` (in the `web` stack) unless the app declares that route itself. Listed in
+ * `coreProviders()`.
  */
 import { ServiceProvider } from '../foundation/service-provider.js'
+import { resolveRoute } from '../routing/handler-resolver.js'
 import { sessionConfig, sessionStore } from './session-middleware.js'
+import { CSRF_TOKEN_PATH, csrfTokenRoute } from './csrf-token-route.js'
 
 export class SessionProvider extends ServiceProvider {
   override register(): void {
@@ -13,6 +17,17 @@ export class SessionProvider extends ServiceProvider {
   }
 
   override boot(): void {
-    sessionStore(this.application)
+    const app = this.application
+    sessionStore(app)
+    app.bind('app.booted.hooks', [...(app.get<(() => unknown)[]>('app.booted.hooks') ?? []), () => this.mountRoutes()])
+  }
+
+  /** Adds `GET /csrf-token` unless the app has a GET route at that path. Runs once routes are resolved. */
+  async mountRoutes(): Promise<void> {
+    const app = this.application
+    if (app.router.routes.some((route) => route.path === CSRF_TOKEN_PATH && route.methods.includes('GET'))) return
+    for (const route of app.router.mount([csrfTokenRoute()], { middleware: ['web'] })) {
+      route.runtime = await resolveRoute(app, route)
+    }
   }
 }

@@ -6,7 +6,8 @@ export default class CreateUsersTable extends Migration {
       table.increments('id')
       table.string('name').notNullable()
       table.string('email').notNullable().unique()
-      table.string('password').notNullable()
+      // Null for an account made by an e-mailed sign-in link (no password yet).
+      table.string('password').nullable()
       table.string('remember_token').nullable()
       // Nullable DATETIME (TIMESTAMPTZ on PostgreSQL) without database defaults: the model sets both.
       table.timestamps()

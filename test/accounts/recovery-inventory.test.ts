@@ -54,6 +54,8 @@ describe('recovery ends every kind of the inventory', () => {
     applyAuthSteps(app)
     applyApiSteps(app, { apiRoutes: API_ROUTES })
     budgetsOff(app)
+    // Sign-in by e-mail on too: its links and codes are a kind of their own.
+    app.edit('config/auth.ts', (t) => t.replace("'two_factor', 'passkeys'],", "'two_factor', 'passkeys', 'email_login'],"))
     // The test reads the kinds of the running app.
     app.edit('routes/web.ts', (t) =>
       t.replace('export const ROUTES = [', "export const ROUTES = [\n  Route.get('/test/inventory-kinds', (ctx) => ({ kinds: ctx.auth.manager.inventory.kinds().map((k) => k.name) })),"),
@@ -124,6 +126,7 @@ describe('recovery ends every kind of the inventory', () => {
     let passkey: SoftAuthenticator | null = null
     let verifyToken = ''
     let pendingChallenge: { challenge: string } | null = null
+    let signInLink = ''
     let trusted: Client | null = null
 
     const probes: Record<string, Probe> = {
@@ -179,6 +182,29 @@ describe('recovery ends every kind of the inventory', () => {
         works: async () => {
           const r = await new Client(server.url).submit(`/change_password/${earlierReset}`, `/change_password/${earlierReset}`, { password: 'the intruder wants this', password_confirmation: 'the intruder wants this' })
           return r.location === '/login'
+        },
+      },
+      email_logins: {
+        // A sign-in link mailed to the account (the intruder asked for it; the test reads the mail
+        // as a mailbox the intruder had reached would).
+        create: async () => {
+          const before = smtp.messages.length
+          const asked = await new Client(server.url).submit('/login/email', '/login/email', { email: EMAIL })
+          assert.equal(asked.location, '/login/email/sent', asked.text)
+          const deadline = Date.now() + 10_000
+          while (!smtp.messages.slice(before).some((m) => m.to.includes(EMAIL) && / sign-in code: /.test(subjectOf(m)))) {
+            if (Date.now() > deadline) throw new Error('no sign-in mail')
+            await new Promise((r) => setTimeout(r, 50))
+          }
+          const mail = smtp.messages.slice(before).find((m) => m.to.includes(EMAIL) && / sign-in code: /.test(subjectOf(m)))!
+          signInLink = /\/login\/email\/([A-Za-z0-9_-]{43})/.exec(mailText(mail.raw))?.[1] ?? ''
+          assert.ok(signInLink, 'the sign-in link')
+        },
+        works: async () => {
+          const guest = new Client(server.url)
+          await guest.get(`/login/email/${signInLink}`)
+          const r = await guest.post(`/login/email/${signInLink}`, { __token: guest.csrf() })
+          return r.location === '/home' || r.location === '/two-factor-challenge'
         },
       },
       login_challenges: {
@@ -239,7 +265,7 @@ describe('recovery ends every kind of the inventory', () => {
     const unknown = kinds.filter((kind) => !probes[kind])
     assert.deepEqual(unknown, [], `kinds this test cannot create yet: ${unknown.join(', ')}`)
     // In an order the app allows (a second factor makes some of the others ask for it).
-    const order = ['logins', 'remember_tokens', 'device_cookies', 'api_tokens', 'personal_tokens', 'email_changes', 'mailed_links', 'login_challenges', 'passkeys', 'totp', 'trusted_devices']
+    const order = ['logins', 'remember_tokens', 'device_cookies', 'api_tokens', 'personal_tokens', 'email_changes', 'mailed_links', 'email_logins', 'login_challenges', 'passkeys', 'totp', 'trusted_devices']
     const present = [...order.filter((k) => kinds.includes(k)), ...kinds.filter((k) => !order.includes(k))]
     for (const kind of present) await probes[kind]!.create()
     // The checks mean something: each item works before the recovery (those a check would use up aside).
@@ -257,7 +283,7 @@ describe('recovery ends every kind of the inventory', () => {
 
     const alive: string[] = []
     // Checks that log in (device cookie, login challenge) come last: they make new items.
-    const last = ['device_cookies', 'login_challenges']
+    const last = ['device_cookies', 'login_challenges', 'email_logins']
     for (const kind of [...present.filter((k) => !last.includes(k)), ...last.filter((k) => present.includes(k))]) if (await probes[kind]!.works()) alive.push(kind)
     assert.deepEqual(alive, [], `still working after recovery: ${alive.join(', ')}`)
   })

@@ -41,6 +41,7 @@ const RECORDED: Record<keyof AuthEvents, true> = {
   'auth:two_factor_failed': true,
   'auth:passkey_added': true,
   'auth:passkey_removed': true,
+  'auth:login_link_sent': true,
 }
 export const AUTH_EVENT_NAMES = Object.keys(RECORDED) as (keyof AuthEvents)[]
 

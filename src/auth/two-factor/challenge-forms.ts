@@ -224,9 +224,11 @@ export const TwoFactorChallengeForms = {
       // Read before login(): whether this browser knew the account (the "new device" e-mail).
       const knownDevice = (await knownDeviceOf(ctx, manager.deviceRevocations, userId)) !== null
       await guard.login(user)
+      // A pending login started by an e-mailed link or code (`amr` ['email']) typed no password.
+      const byEmail = (login as { amr?: unknown }).amr !== undefined
       // The password was typed when the pending login started: that is when it was confirmed.
-      ctx.session.put(PASSWORD_CONFIRMED_AT, login.createdAt)
-      setSessionAmr(ctx, [...SECOND_STEP_AMR])
+      if (!byEmail) ctx.session.put(PASSWORD_CONFIRMED_AT, login.createdAt)
+      setSessionAmr(ctx, byEmail ? ['email', 'otp'] : [...SECOND_STEP_AMR])
       markSecondFactor(ctx)
       if (login.remember && guard instanceof WebGuard) await guard.remember()
       manager.events.emit('auth:login_succeeded', { ...eventBase(ctx, login.guard, user), knownDevice })
