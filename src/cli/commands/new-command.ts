@@ -89,9 +89,10 @@ export async function createApp(dir: string, options: { force?: boolean; out: (l
   options.out(`${c.green('Created')} a Trowel app in ${cdPath} (${written.length} files)`)
   options.out('Next:')
   options.out(`  ${c.cyan(`cd ${cdPath}`)}`)
+  // The order of the README and docs/getting-started.md: the pages first, so one migrate does all.
+  options.out(`  ${c.cyan('node craft auth')}         login, register and account pages (docs/getting-started.md)`)
   options.out(`  ${c.cyan('node craft migrate')}`)
   options.out(`  ${c.cyan('node craft serve')}        then open http://localhost:8000`)
-  options.out(`  ${c.cyan('node craft auth')}         login, register and password-reset pages (docs/getting-started.md)`)
   return target
 }
 
