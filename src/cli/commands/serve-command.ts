@@ -187,7 +187,9 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       const clusterMetrics = workers > 1 && metricsToken() !== undefined ? await import('../../observability/cluster-metrics.js') : null
       if (cluster.isWorker) clusterMetrics?.answerClusterScrapes()
       if (workers === 1 || cluster.isWorker) {
-        await serveOne(ctx, opts.host, port, !cluster.isWorker)
+        // A worker started after the first ones listened takes the port they got (see fork below).
+        const bound = cluster.isWorker ? Number(process.env.TROWEL_CLUSTER_PORT) : NaN
+        await serveOne(ctx, opts.host, Number.isInteger(bound) && bound > 0 ? bound : port, !cluster.isWorker)
         return
       }
       const driver = (process.env.SESSION_DRIVER ?? 'cookie').toLowerCase()
@@ -203,10 +205,17 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       const listened = new WeakSet<object>()
       const crashes: number[] = []
       let pruner: object | undefined
+      // The port the workers listen on. With --port 0 each new listening handle gets a port of its
+      // own: once every worker of the first handle has died, a replacement listening on 0 would
+      // serve another port than the one announced, so replacements are given the bound one.
+      let boundPort: number | undefined
       const fork = () => {
-        const worker = cluster.fork(pruner === undefined ? { TROWEL_PRUNER: '1' } : {})
+        const env: Record<string, string> = pruner === undefined ? { TROWEL_PRUNER: '1' } : {}
+        if (boundPort !== undefined) env.TROWEL_CLUSTER_PORT = String(boundPort)
+        const worker = cluster.fork(env)
         pruner ??= worker
         worker.on('listening', (address) => {
+          boundPort ??= address.port
           listened.add(worker)
           if (++ready === workers) ctx.out(`Trowel is serving on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${address.port} with ${workers} workers`)
         })
