@@ -95,6 +95,9 @@ async function issueTokenTwoFactor(ctx: HttpContext): Promise<unknown> {
   // One answer per mfa_token at a time: a concurrent one is 429 before any code is looked at, so
   // concurrent answers never use up more than one recovery code.
   await app.make('auth.two_factor_challenge').watch.oneAtATime(`mfa:${row.id}`, async () => {
+    // Read again inside the turn: an answer that got its turn after a right one (which used the
+    // mfa_token up) must not touch, and so burn, another recovery code.
+    if (!(await challenges.peek(mfaToken, 'mfa'))) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
     const budget = ctx.auth.manager.budgets.two_factor
     const keys = await twoFactorBudgetKeys(ctx, user.getKey(), `mfa:${row.id}`)
     const waits = await Promise.all(keys.map((key) => budget.take(key)))
