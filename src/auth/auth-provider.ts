@@ -36,6 +36,8 @@ import { AuthChallenges } from './challenges/auth-challenges.js'
 import { db } from '../database/database-manager.js'
 import type { Budget } from './throttle/budget.js'
 import type { BudgetName } from './auth-config.js'
+import { installGate } from './authorization/gate.js'
+import { CanMiddleware } from './authorization/can-middleware.js'
 
 export class AuthProvider extends ServiceProvider {
   static providerName = 'AuthProvider'
@@ -51,6 +53,8 @@ export class AuthProvider extends ServiceProvider {
     app.singleton('auth.challenges', () => new AuthChallenges(() => db()))
     app.bind('http.context.auth', (ctx: HttpContext) => new Auth(ctx, app.make('auth.manager')))
     logAuthEvents(app.events, app.log)
+    // Gates and policies (authorization): this app's registry; `Gate` speaks for it from now on.
+    installGate(app)
   }
 
   override async boot(): Promise<void> {
@@ -68,6 +72,7 @@ export class AuthProvider extends ServiceProvider {
       stacks['password.confirm'] ??= [PasswordConfirmMiddleware]
       stacks.mfa ??= [MfaMiddleware]
       stacks['mfa.recent'] ??= [MfaRecentMiddleware]
+      stacks.can ??= [CanMiddleware]
     }
     await installTwoFactor(app, config)
     await installTwoFactorChallenge(app, config)
