@@ -19,6 +19,7 @@ import { WebGuard } from './guards/web/guard.js'
 import type { Budget } from './throttle/budget.js'
 import { SecondFactorRequiredError } from './two-factor/errors.js'
 import { setSessionAmr } from './two-factor/amr.js'
+import { markPasswordConfirmed } from './middleware/password-confirm-middleware.js'
 
 /** The amr of a login made with a password alone. */
 const PASSWORD_AMR: readonly string[] = ['pwd']
@@ -188,6 +189,9 @@ export const AuthForms = {
     }
     try {
       const user = await auth(ctx).register({ name: data.name, [column]: data[column], password: data.password })
+      // The password was typed a moment ago: enrolling a second factor right after registering
+      // does not ask for it again (`password.confirm`).
+      markPasswordConfirmed(ctx)
       // With the `email_verification` feature: the link, mailed in the background (never throws),
       // and a word on the next page that it was sent.
       await sendVerificationAfterRegistration(ctx, user)
