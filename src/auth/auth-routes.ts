@@ -8,6 +8,7 @@ import { Route } from '../routing/route.js'
 import type { RouteDefinition } from '../routing/route-definition.js'
 import { LEGACY_FEATURES, type AuthFeature } from './auth-config.js'
 import { servePasskeyClient } from './passkeys/client-bundle.js'
+import { servePageScript } from './pages/page-bundle.js'
 
 let configured: ReadonlySet<AuthFeature> = new Set(LEGACY_FEATURES)
 
@@ -28,6 +29,8 @@ export function authRoutes(options: { features?: Iterable<AuthFeature> } = {}): 
     Route.post('/login', 'auth/LoginController@store').name('login.store'),
     Route.post('/logout', 'auth/LoginController@logout').name('logout'),
     Route.get('/home', 'auth/HomeController@show').name('home').middleware(['auth']),
+    // The pages' script: copy and print buttons, the password-strength hint (no CDN).
+    Route.get('/auth/pages.js', servePageScript).name('auth.pages_script'),
   ]
   if (on.has('registration')) {
     routes.push(
