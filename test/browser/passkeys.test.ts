@@ -131,7 +131,7 @@ describe('passkeys in chromium', { skip }, () => {
     await db('users').where('email', EMAIL).update({ email_verified_at: new Date() })
 
     await page.goto(base + '/account')
-    await page.getByRole('link', { name: 'Passkeys' }).click()
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Passkeys' }).click()
     await page.waitForURL('**/account/passkeys')
     await page.getByText('No passkeys yet.').waitFor()
     await check(page, 'empty')
