@@ -11,7 +11,7 @@ import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
 import { Secret, TOTP } from 'otpauth'
-import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
+import { newApp, migrate, type TestApp } from '../helpers/app-harness.js'
 import { applyAuthSteps } from '../helpers/seed-steps.js'
 import { appDb } from '../helpers/security-kit.js'
 import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser } from '../helpers/browser.js'
@@ -32,7 +32,6 @@ const ERROR_ROUTES = `
 
 describe('polished pages in chromium', { skip }, () => {
   let app: TestApp
-  let server: Server
   let browser: Browser
   let page: Page
   let base: string
@@ -46,7 +45,7 @@ describe('polished pages in chromium', { skip }, () => {
     applyAuthSteps(app)
     app.edit('routes/web.ts', (t) => `import { errors } from 'trowel'\n` + t.replace('export const ROUTES = [', `export const ROUTES = [${ERROR_ROUTES}`))
     migrate(app)
-    server = await app.serve({}, ['--port', String(port)])
+    await app.serve({}, ['--port', String(port)])
     browser = await launchBrowser()
     page = await browser.newPage('desktop')
   })
@@ -55,8 +54,6 @@ describe('polished pages in chromium', { skip }, () => {
     await browser?.close()
     await app?.cleanup()
   })
-
-  const path = (p: Page = page) => new URL(p.url()).pathname
 
   /** axe at 1280 px and 360 px, light and dark; the 360 px width check; screenshots of each. */
   async function check(p: Page, name: string): Promise<void> {
