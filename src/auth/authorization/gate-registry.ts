@@ -41,7 +41,7 @@ export class GateRegistry {
   readonly #policies = new Map<unknown, PolicyClass>()
   readonly #instances = new Map<PolicyClass, object>()
   readonly #sources: AbilitySource[] = []
-  readonly #roles = new WeakMap<HttpContext, Promise<readonly string[] | null>>()
+  readonly #roles = new WeakMap<HttpContext, { organization: unknown; found: Promise<readonly string[] | null> }>()
   readonly #policyArgs: unknown[]
 
   /** `policyArgs` are given to each policy's constructor (the application). */
@@ -81,14 +81,15 @@ export class GateRegistry {
 
   /**
    * The role abilities of the request (every source's, merged), null when no source knows a
-   * membership. Read once per request.
+   * membership. Read once per request and current organisation (read again if `ctx.organization`
+   * changes, e.g. set by the `org` middleware after an earlier question).
    */
   roleAbilities(ctx: HttpContext): Promise<readonly string[] | null> {
-    let found = this.#roles.get(ctx)
-    if (!found) {
-      found = this.#readRoles(ctx)
-      this.#roles.set(ctx, found)
-    }
+    const organization = ctx.organization ?? null
+    const cached = this.#roles.get(ctx)
+    if (cached && cached.organization === organization) return cached.found
+    const found = this.#readRoles(ctx)
+    this.#roles.set(ctx, { organization, found })
     return found
   }
 

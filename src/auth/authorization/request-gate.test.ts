@@ -83,6 +83,15 @@ describe('authorization in a request', () => {
     assert.equal(await owner.auth.can('organization:update', { id: 9 }), false)
   })
 
+  it('reads the role abilities again when the current organisation changes within the request', async () => {
+    const app = newApp()
+    registerAbilitySource(app, async (ctx) => (ctx.organization?.slug === 'acme' ? ['reports:view'] : null))
+    const ctx = request(app, new User(1))
+    assert.equal(await ctx.auth.can('reports:view'), false)
+    ctx.organization = { id: 1, name: 'Acme', slug: 'acme' }
+    assert.equal(await ctx.auth.can('reports:view'), true)
+  })
+
   it('a defined gate wins over the role abilities', async () => {
     const app = newApp()
     registerAbilitySource(app, async () => ['*'])
