@@ -25,6 +25,8 @@ export default tseslint.config(
     rules: {
       'trowel/layers': 'error',
       'trowel/layers-allowlist': 'warn',
+      // One concern per file: none over 400 lines, tests included.
+      'max-lines': ['error', { max: 400 }],
     },
   },
 )
