@@ -5,7 +5,9 @@
 //   are exempt (tests may use src/testing/ and build a whole app).
 // - A feature folder of src/auth/ (FEATURE_FOLDERS, and any folder with a feature.ts) may import
 //   another feature only through that feature's index.ts; the contract (src/auth/features/) is
-//   not a feature and may be imported by all.
+//   not a feature and may be imported by all. The auth core imports no feature, except the feature
+//   list (src/auth/features/ importing each <feature>/feature.ts) and trowel/auth's barrel
+//   (src/auth/index.ts importing each <feature>/index.ts).
 // - src/client/ is a browser module: it imports nothing from src/ outside itself and no Node
 //   built-in (`node:*`, `fs`, ...).
 //
@@ -95,12 +97,15 @@ export function violation(from, to, specifier) {
   }
   const fromFeature = featureOf(from)
   const toFeature = featureOf(to)
-  if (toFeature && toFeature !== fromFeature && to !== `auth/${toFeature}/index.ts`) {
-    return fromFeature
-      ? `the feature ${fromFeature} may import the feature ${toFeature} only through auth/${toFeature}/index.ts: ${to}`
-      : `the auth core may not import the feature ${toFeature}: ${to}`
+  if (!toFeature || toFeature === fromFeature) return null
+  // The feature list (auth/features/) imports each feature's module.
+  if (from.startsWith('auth/features/') && to === `auth/${toFeature}/feature.ts`) return null
+  if (fromFeature) {
+    return to === `auth/${toFeature}/index.ts` ? null : `the feature ${fromFeature} may import the feature ${toFeature} only through auth/${toFeature}/index.ts: ${to}`
   }
-  return null
+  // trowel/auth's barrel publishes what each feature's index.ts exports.
+  if (from === 'auth/index.ts' && to === `auth/${toFeature}/index.ts`) return null
+  return `the auth core may not import the feature ${toFeature}: ${to}`
 }
 
 /** The src/-relative file a relative specifier names (`.js` written for `.ts`); null for a package or a file outside src/. */

@@ -44,8 +44,12 @@ describe('the dependency rule of src/', () => {
     assert.deepEqual(await messages('auth/social/fixture.ts', "export * from '../features/contract.js'\n"), [])
   })
 
-  it('keeps the auth core from naming a feature', async () => {
+  it('keeps the auth core from naming a feature, but for the feature list and the barrel', async () => {
     assert.match((await messages('auth/login/fixture.ts', "export * from '../social/internals.js'\n"))[0]!, /the auth core may not import the feature social/)
+    assert.match((await messages('auth/login/fixture.ts', "export * from '../social/index.js'\n"))[0]!, /the auth core may not import the feature social/)
+    assert.deepEqual(await messages('auth/features/fixture.ts', "export { socialFeature } from '../social/feature.js'\n"), [])
+    assert.match((await messages('auth/features/fixture.ts', "export * from '../social/internals.js'\n"))[0]!, /the auth core may not import the feature social/)
+    assert.deepEqual(await messages('auth/index.ts', "export * from './social/index.js'\n"), [])
   })
 
   it('keeps src/client/ a browser module', async () => {
