@@ -43,8 +43,15 @@ export const TIERS = [
 /** Folders of one tier that may import each other (http's context and routing's routes name each other's types). */
 export const PEERS = { http: ['routing'], routing: ['http'] }
 
-/** The feature folders of src/auth/ (a folder holding a feature.ts is one too). */
+/** The feature folders of src/auth/ (a folder holding a feature.ts is one too, unless listed in NOT_YET_FEATURES). */
 export const FEATURE_FOLDERS = ['two-factor', 'passkeys', 'email-login', 'social', 'organizations']
+
+/**
+ * Folders that hold a feature.ts but that the auth core still reaches into as shared pieces
+ * (user tokens, e-mail verification, the password lock, ...): not policed as features yet. A
+ * folder leaves this list once the core stops importing its internals.
+ */
+export const NOT_YET_FEATURES = ['accounts', 'registration', 'reset-passwords', 'remember-me', 'email-verification']
 
 const RANK = new Map(TIERS.flatMap((folders, rank) => folders.map((folder) => [folder, rank])))
 
@@ -65,7 +72,8 @@ function featureOf(path) {
   const parts = path.split('/')
   if (parts[0] !== 'auth' || parts.length < 3) return null
   const name = parts[1]
-  if (FEATURE_FOLDERS.includes(name) || existsSync(join(SRC, 'auth', name, 'feature.ts'))) return name
+  if (FEATURE_FOLDERS.includes(name)) return name
+  if (!NOT_YET_FEATURES.includes(name) && existsSync(join(SRC, 'auth', name, 'feature.ts'))) return name
   return null
 }
 
@@ -78,7 +86,9 @@ export function isTestFile(path) {
  * null when it is allowed. `specifier` is the text as written.
  */
 export function violation(from, to, specifier) {
-  const source = folderOf(from)
+  // A craft command a feature keeps in its folder (`*-command.ts`) is CLI code: it may import src/cli/.
+  const folder = folderOf(from)
+  const source = /-command\.ts$/.test(from) ? 'cli' : folder
   if (source === 'client') {
     if (specifier.startsWith('node:') || isBuiltin(specifier)) return `src/client/ runs in the browser: it may not import the Node built-in "${specifier}"`
     if (to !== null && folderOf(to) !== 'client') return `src/client/ is a browser module: it may not import src/${to}`
@@ -91,10 +101,10 @@ export function violation(from, to, specifier) {
     const a = RANK.get(source)
     const b = RANK.get(target)
     if (a === undefined || b === undefined) return `src/${source}/ or src/${target}/ has no tier: add it to TIERS in scripts/eslint-rules/layers.js`
-    if (b > a) return `src/${source}/ may not import src/${target}/ (a higher layer): ${to}`
-    if (b === a && !(PEERS[source] ?? []).includes(target)) return `src/${source}/ may not import src/${target}/ (same layer): ${to}`
-    return null
+    if (b > a) return `src/${folder}/ may not import src/${target}/ (a higher layer): ${to}`
+    if (b === a && !(PEERS[source] ?? []).includes(target)) return `src/${folder}/ may not import src/${target}/ (same layer): ${to}`
   }
+  if (folder !== 'auth' || target !== 'auth') return null
   const fromFeature = featureOf(from)
   const toFeature = featureOf(to)
   if (!toFeature || toFeature === fromFeature) return null
@@ -164,7 +174,8 @@ const staleAllowlistRule = {
       TSImportType: (node) => note(node.argument?.type === 'TSLiteralType' ? node.argument.literal : node.argument),
       'Program:exit': (node) => {
         for (const entry of entries) {
-          if (!seen.has(entry.to)) context.report({ node, message: `Allowlist entry ${entry.from} -> ${entry.to} is no longer needed: remove it from scripts/eslint-rules/layers-allowlist.js` })
+          // An entry whose target is not in this tree was registered ahead of a branch's merge.
+          if (!seen.has(entry.to) && existsSync(join(SRC, entry.to))) context.report({ node, message: `Allowlist entry ${entry.from} -> ${entry.to} is no longer needed: remove it from scripts/eslint-rules/layers-allowlist.js` })
         }
       },
     }

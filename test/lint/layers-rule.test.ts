@@ -52,6 +52,18 @@ describe('the dependency rule of src/', () => {
     assert.deepEqual(await messages('auth/index.ts', "export * from './social/index.js'\n"), [])
   })
 
+  it('lets a craft command kept in a feature folder use src/cli/, and nothing above it', async () => {
+    assert.deepEqual(await messages('auth/social/add-command.ts', "import { CliError } from '../../cli/cli-error.js'\nexport { CliError }\n"), [])
+    assert.match((await messages('auth/social/add-command.ts', "export * from '../../testing/index.js'\n"))[0]!, /src\/auth\/ may not import src\/testing\/ \(a higher layer\)/)
+    assert.match((await messages('auth/social/add-command.ts', "export * from '../two-factor/amr.js'\n"))[0]!, /only through auth\/two-factor\/index\.ts/)
+    assert.match((await messages('auth/social/routes.ts', "import { CliError } from '../../cli/cli-error.js'\nexport { CliError }\n"))[0]!, /higher layer/)
+    assert.deepEqual(await messages('cli/commands/fixture-command.ts', "export * from '../../auth/two-factor/totp.js'\n"), [])
+  })
+
+  it('does not police the shared folders the core still reaches into (accounts/, ...)', async () => {
+    assert.deepEqual(await messages('auth/login/fixture.ts', "export * from '../accounts/user-tokens.js'\n"), [])
+  })
+
   it('keeps src/client/ a browser module', async () => {
     assert.match((await messages('client/fixture.ts', "import { createHash } from 'node:crypto'\nexport { createHash }\n"))[0]!, /Node built-in "node:crypto"/)
     assert.match((await messages('client/fixture.ts', "import { readFileSync } from 'fs'\nexport { readFileSync }\n"))[0]!, /Node built-in "fs"/)
