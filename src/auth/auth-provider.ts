@@ -30,7 +30,7 @@ import { MfaMiddleware } from './middleware/mfa-middleware.js'
 import { installTwoFactor } from './two-factor/install.js'
 import { installTwoFactorChallenge } from './two-factor/install-challenge.js'
 import { installPasskeys } from './passkeys/install.js'
-import { installEmailLogin } from './email-login/install.js'
+import { installFeatures } from './features/registry.js'
 import { AuditLog } from './audit/audit-log.js'
 import { AuthChallenges } from './challenges/auth-challenges.js'
 import { db } from '../database/database-manager.js'
@@ -72,7 +72,7 @@ export class AuthProvider extends ServiceProvider {
     await installTwoFactor(app, config)
     await installTwoFactorChallenge(app, config)
     await installPasskeys(app, config)
-    await installEmailLogin(app, config)
+    await installFeatures(app, config)
     if (config.audit.enabled) {
       const audit = new AuditLog(() => db(), app.log)
       audit.listen(app.events)

@@ -1,0 +1,17 @@
+/**
+ * @module auth/registration/feature
+ * Registration (`registration` in `GUARDS.features`): the register page. An app without
+ * `GUARDS.features` has it (with password resets).
+ */
+import { Route } from '../../routing/route.js'
+import { defineFeature } from '../features/contract.js'
+
+export const registrationFeature = defineFeature({
+  name: 'registration',
+  generated: true,
+  routes: () => [
+    Route.get('/register', 'auth/RegisterController@show').name('register'),
+    Route.post('/register', 'auth/RegisterController@store').name('register.store'),
+  ],
+  scaffold: { controllers: ['RegisterController.ts'], templates: ['register.html'] },
+})
