@@ -34,15 +34,14 @@ export interface AuthGuardsConfig {
  * adds its own by augmenting this interface (`declare module '.../auth-config.js'`) and declaring
  * the default in its module's `budgets`.
  */
+/** The core's budgets (the features' augment `AuthBudgets`). */
+export type CoreBudgetName = 'login' | 'ip' | 'account' | 'verify' | 'confirm'
 export interface AuthBudgets {
   login: true
   ip: true
   account: true
-  register: true
-  reset: true
   verify: true
   confirm: true
-  two_factor: true
 }
 export type BudgetName = keyof AuthBudgets
 
@@ -76,15 +75,12 @@ export interface BudgetLimit {
 }
 
 /** The core's defaults of `GUARDS.throttle` (the features add theirs). */
-export const DEFAULT_BUDGETS: Record<BudgetName, BudgetLimit> = {
+export const DEFAULT_BUDGETS: Record<CoreBudgetName, BudgetLimit> = {
   login: { attempts: 5, minutes: 1 },
   ip: { attempts: 100, minutes: 60 },
   account: { attempts: 100, minutes: 60 },
-  register: { attempts: 10, minutes: 1 },
-  reset: { attempts: 10, minutes: 1 },
   verify: { attempts: 6, minutes: 1 },
   confirm: { attempts: 5, minutes: 1 },
-  two_factor: { attempts: 5, minutes: 1 },
 }
 
 /** A budget's limit: one, a list (each its own window), or null (off). */

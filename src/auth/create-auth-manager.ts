@@ -15,7 +15,7 @@ import { PasswordBroker } from './password-broker.js'
 import { Registrar } from './registrar.js'
 import { UserTokens } from './accounts/user-tokens.js'
 import { liftPasswordLock } from './accounts/password-lock.js'
-import { AuthInventory } from './inventory/index.js'
+import { AuthInventory, usersTableOf } from './inventory/index.js'
 import { registerAuthKinds } from './inventory/auth-kinds.js'
 import { AuthManager } from './auth-manager.js'
 import { resolveAuthConfig } from './auth-config.js'
@@ -30,17 +30,9 @@ export function createAuthManager(app: Application): AuthManager {
   const resolved = resolveAuthConfig(config, { requireModel: false })
   const hasher = app.make('hasher')
   const inventory = new AuthInventory(() => db())
-  const deviceRevocations = registerAuthKinds(inventory, {
-    db: () => db(),
-    features: resolved.features,
-    users: () => {
-      const model = resolved.model
-      return { table: model?.getTable?.() ?? 'users', key: model?.getPrimaryKey?.() ?? 'id', email: model?.authColumn ?? 'email' }
-    },
-    resetTable: resolved.passwordResetTable,
-  })
+  const deviceRevocations = registerAuthKinds(inventory, { db: () => db(), users: () => usersTableOf(resolved.model), resetTable: resolved.passwordResetTable })
   // Every feature's kinds, on or not: what was created while it was on must still end.
-  for (const feature of FEATURES) for (const kind of feature.inventory?.(inventory) ?? []) inventory.register(kind)
+  for (const feature of FEATURES) for (const kind of feature.inventory?.(inventory, resolved) ?? []) inventory.register(kind)
   const tokens = new LoginTokenRepository(() => db(), { table: 'login_tokens', lifetime: resolved.loginLifetime, idleTimeout: resolved.idleTimeout })
   // "Remember me" only when the feature is on: off, a trowel_remember cookie is never read.
   const remember = resolved.features.has('remember_me') ? new RememberTokenRepository(() => db(), { lifetime: resolved.rememberLifetime, loginTable: 'login_tokens', reuseWindowSeconds: resolved.rememberReuseWindow }) : null

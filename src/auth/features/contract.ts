@@ -12,6 +12,7 @@ import type { MiddlewareClass } from '../../http/middleware.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
 import type { BudgetLimit, ResolvedAuthConfig } from '../auth-config.js'
 import type { AuthInventory, InventoryKind } from '../inventory/index.js'
+import type { LoginChallenge } from '../guards/base-guard.js'
 
 /** What `craft auth` writes for a feature (file names, relative to the folders named). */
 export interface FeatureScaffold {
@@ -49,7 +50,14 @@ export interface AuthFeatureModule {
    */
   apiRoutes?(api: { authRoute: string }): RouteDefinition[]
   /** Its kinds of the inventory; registered whether or not it is on (old items must still end). */
-  inventory?(inventory: AuthInventory): InventoryKind[]
+  inventory?(inventory: AuthInventory, auth: ResolvedAuthConfig): InventoryKind[]
+  /**
+   * Bindings that exist whatever the features (built on first use): a service other code may ask
+   * about while the feature is off (a user's passkeys, a console command turning TOTP off).
+   */
+  register?(app: Application): void
+  /** A step every guard's `attempt()` runs after a correct password and before the login, when on (throw to hold it back). */
+  loginChallenge?(app: Application): LoginChallenge
   /** Boot when on: bind services, read its config slice (a mistake throws AuthConfigError naming the key). */
   install?(app: Application, auth: ResolvedAuthConfig): void | Promise<void>
   /** Route middleware names it adds to the kernel's `routeMiddleware` when on and absent there. */

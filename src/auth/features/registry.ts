@@ -83,12 +83,18 @@ export function featureMigrations(list: List = FEATURES): string[] {
   return list.flatMap((f) => f.scaffold?.migrations ?? [])
 }
 
-/** Boots the features that are on: their route middleware (an app's own entry wins), then `install`. */
+/** Runs every feature's `register` (whatever the features: its bindings are built on first use). */
+export function registerFeatures(app: Application, list: List = FEATURES): void {
+  for (const feature of list) feature.register?.(app)
+}
+
+/** Boots the features that are on: their route middleware (an app's own entry wins), `install`, then their login challenge. */
 export async function installFeatures(app: Application, config: ResolvedAuthConfig, list: List = FEATURES): Promise<void> {
   const stacks = app.kernel?.routeMiddleware
   for (const feature of list) {
     if (!config.features.has(feature.name)) continue
     if (stacks) for (const [name, classes] of Object.entries(feature.middleware ?? {})) stacks[name] ??= [...classes]
     await feature.install?.(app, config)
+    if (feature.loginChallenge) app.make('auth.manager').challenges.push(feature.loginChallenge(app))
   }
 }

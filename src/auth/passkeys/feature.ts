@@ -9,10 +9,14 @@ import { Route } from '../../routing/route.js'
 import { secondStepRoutes } from '../features/shared-routes.js'
 import { defineFeature } from '../features/contract.js'
 import { servePasskeyClient } from './client-bundle.js'
+import { registerPasskeys } from './install.js'
+import { passkeysKind } from './inventory.js'
 
 export const passkeysFeature = defineFeature({
   name: 'passkeys',
   generated: true,
+  register: registerPasskeys,
+  inventory: (inventory) => [passkeysKind(inventory)],
   routes: (on) => {
     const confirmed = ['auth', 'password.confirm']
     const adding = [...(on.has('email_verification') ? ['auth', 'verified', 'password.confirm'] : confirmed), 'mfa.recent']

@@ -6,9 +6,17 @@
 import { Route } from '../../routing/route.js'
 import { defineFeature } from '../features/contract.js'
 
+declare module '../auth-config.js' {
+  interface AuthBudgets {
+    /** Registrations per client address. */
+    register: true
+  }
+}
+
 export const registrationFeature = defineFeature({
   name: 'registration',
   generated: true,
+  budgets: { register: { attempts: 10, minutes: 1 } },
   routes: () => [
     Route.get('/register', 'auth/RegisterController@show').name('register'),
     Route.post('/register', 'auth/RegisterController@store').name('register.store'),

@@ -6,9 +6,17 @@
 import { Route } from '../../routing/route.js'
 import { defineFeature } from '../features/contract.js'
 
+declare module '../auth-config.js' {
+  interface AuthBudgets {
+    /** Reset requests per client address. */
+    reset: true
+  }
+}
+
 export const resetPasswordsFeature = defineFeature({
   name: 'reset_passwords',
   generated: true,
+  budgets: { reset: { attempts: 10, minutes: 1 } },
   routes: () => [
     Route.get('/password_reset', 'auth/PasswordResetController@show').name('password.reset'),
     Route.post('/password_reset', 'auth/PasswordResetController@send').name('password.send'),

@@ -9,10 +9,30 @@
 import { Route } from '../../routing/route.js'
 import { secondStepRoutes } from '../features/shared-routes.js'
 import { defineFeature } from '../features/contract.js'
+import { usersTableOf } from '../inventory/index.js'
+import { registerTwoFactor } from './install.js'
+import { totpKind, trustedDevicesKind } from './inventory.js'
+import { twoFactorLoginChallenge } from './login-challenge.js'
+
+declare module '../auth-config.js' {
+  interface AuthBudgets {
+    /** Wrong second-factor answers per pending login. */
+    two_factor: true
+  }
+}
 
 export const twoFactorFeature = defineFeature({
   name: 'two_factor',
   generated: true,
+  budgets: { two_factor: { attempts: 5, minutes: 1 } },
+  register: registerTwoFactor,
+  // After a correct password: a user with TOTP is held back until the second step (the pending
+  // logins and trusted devices are the login flow's, bound by AuthProvider with this feature or passkeys).
+  loginChallenge: (app) => {
+    const { pending, trusted } = app.make('auth.two_factor_challenge')
+    return twoFactorLoginChallenge(app, pending, trusted)
+  },
+  inventory: (inventory, auth) => [trustedDevicesKind(inventory), totpKind(inventory, () => usersTableOf(auth.model))],
   routes: (on) => {
     const confirmed = ['auth', 'password.confirm']
     // Enrolling needs a verified address first (the actions check it too, whatever the order).
