@@ -10,6 +10,7 @@ import { defineFeature } from '../features/contract.js'
 import { requestEmailLoginByApi, verifyEmailLoginByApi } from './api-routes.js'
 import { installEmailLogin } from './install.js'
 import { EMAIL_LOGIN_TABLE, emailLoginsKind } from './store.js'
+import './events.js'
 
 export const emailLoginFeature = defineFeature({
   name: 'email_login',
@@ -20,6 +21,7 @@ export const emailLoginFeature = defineFeature({
       { attempts: 20, minutes: 24 * 60 },
     ],
   },
+  events: { 'auth:login_link_sent': 'info' },
   routes: () => [
     // A mailed link's GET (and HEAD) only shows a page; its button POSTs to the same path.
     Route.get('/login/email', 'auth/EmailLoginController@show').name('login.email'),

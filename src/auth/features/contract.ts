@@ -42,6 +42,17 @@ export interface AuthFeatureModule {
   readonly budgets?: Readonly<Record<string, BudgetLimit | readonly BudgetLimit[]>>
   /** The `GUARDS.notifications` names it owns (on in new apps). */
   readonly notifications?: readonly string[]
+  /**
+   * The events it emits (declared in its folder by augmenting `EventMap`) and each one's log
+   * level: each is logged as `auth.<name>` (`auth:passkey_added` → `auth.passkey_added`) and
+   * recorded in the audit log, whether or not the feature is on.
+   */
+  readonly events?: Readonly<Record<string, 'info' | 'warn'>>
+  /**
+   * Its errors module (`import * as errors from './errors.js'`): the error catalogue test walks
+   * every feature's, so each class and code must be in docs/errors.md.
+   */
+  readonly errors?: Readonly<Record<string, unknown>>
   /** Its web routes, added by `Auth.routes()` when it is on; `on` = the features that are on. */
   routes?(on: ReadonlySet<string>): RouteDefinition[]
   /**

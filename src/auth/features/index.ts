@@ -1,7 +1,8 @@
 /**
  * @module auth/features
  * THE feature list: every auth feature's module, in the order their routes are listed and they
- * boot. A new feature adds its line here and touches nothing else outside its folder.
+ * boot. A new feature adds its import, its entry and its name in the export below, and touches
+ * nothing else outside its folder.
  */
 import type { AuthFeatureModule } from './contract.js'
 import { registrationFeature } from '../registration/feature.js'
@@ -23,5 +24,8 @@ export const FEATURES: readonly AuthFeatureModule[] = Object.freeze([
   passkeysFeature,
   emailLoginFeature,
 ])
+
+/** The modules by name; exporting them also keeps each feature's event types (its `EventMap` augmentation) in the published declarations. */
+export { registrationFeature, resetPasswordsFeature, rememberMeFeature, emailVerificationFeature, accountFeature, twoFactorFeature, passkeysFeature, emailLoginFeature }
 
 export { defineFeature, type AuthFeatureModule, type FeatureScaffold } from './contract.js'

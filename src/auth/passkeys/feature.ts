@@ -11,10 +11,14 @@ import { defineFeature } from '../features/contract.js'
 import { servePasskeyClient } from './client-bundle.js'
 import { registerPasskeys } from './install.js'
 import { passkeysKind } from './inventory.js'
+import * as errors from './errors.js'
+import './events.js'
 
 export const passkeysFeature = defineFeature({
   name: 'passkeys',
   generated: true,
+  errors,
+  events: { 'auth:passkey_added': 'info', 'auth:passkey_removed': 'info' },
   register: registerPasskeys,
   inventory: (inventory) => [passkeysKind(inventory)],
   routes: (on) => {

@@ -13,6 +13,8 @@ import { usersTableOf } from '../inventory/index.js'
 import { registerTwoFactor } from './install.js'
 import { totpKind, trustedDevicesKind } from './inventory.js'
 import { twoFactorLoginChallenge } from './login-challenge.js'
+import * as errors from './errors.js'
+import './events.js'
 
 declare module '../auth-config.js' {
   interface AuthBudgets {
@@ -25,6 +27,8 @@ export const twoFactorFeature = defineFeature({
   name: 'two_factor',
   generated: true,
   budgets: { two_factor: { attempts: 5, minutes: 1 } },
+  errors,
+  events: { 'auth:two_factor_enabled': 'info', 'auth:two_factor_disabled': 'info', 'auth:two_factor_failed': 'warn' },
   register: registerTwoFactor,
   // After a correct password: a user with TOTP is held back until the second step (the pending
   // logins and trusted devices are the login flow's, bound by AuthProvider with this feature or passkeys).
