@@ -27,10 +27,8 @@ import { VerifiedMiddleware } from './middleware/verified-middleware.js'
 import { PasswordConfirmMiddleware } from './middleware/password-confirm-middleware.js'
 import { MfaRecentMiddleware } from './middleware/mfa-recent-middleware.js'
 import { MfaMiddleware } from './middleware/mfa-middleware.js'
-import { installTwoFactor } from './two-factor/install.js'
 import { installTwoFactorChallenge } from './two-factor/install-challenge.js'
-import { installPasskeys } from './passkeys/install.js'
-import { installEmailLogin } from './email-login/install.js'
+import { installFeatures, registerFeatures } from './features/registry.js'
 import { AuditLog } from './audit/audit-log.js'
 import { AuthChallenges } from './challenges/auth-challenges.js'
 import { db } from '../database/database-manager.js'
@@ -38,6 +36,7 @@ import type { Budget } from './throttle/budget.js'
 import type { BudgetName } from './auth-config.js'
 import { installGate } from './authorization/gate.js'
 import { CanMiddleware } from './authorization/can-middleware.js'
+import './authorization/context-authorize.js'
 
 export class AuthProvider extends ServiceProvider {
   static providerName = 'AuthProvider'
@@ -53,6 +52,7 @@ export class AuthProvider extends ServiceProvider {
     app.singleton('auth.challenges', () => new AuthChallenges(() => db()))
     app.bind('http.context.auth', (ctx: HttpContext) => new Auth(ctx, app.make('auth.manager')))
     logAuthEvents(app.events, app.log)
+    registerFeatures(app)
     // Gates and policies (authorization): this app's registry; `Gate` speaks for it from now on.
     installGate(app)
   }
@@ -74,10 +74,8 @@ export class AuthProvider extends ServiceProvider {
       stacks['mfa.recent'] ??= [MfaRecentMiddleware]
       stacks.can ??= [CanMiddleware]
     }
-    await installTwoFactor(app, config)
     await installTwoFactorChallenge(app, config)
-    await installPasskeys(app, config)
-    await installEmailLogin(app, config)
+    await installFeatures(app, config)
     if (config.audit.enabled) {
       const audit = new AuditLog(() => db(), app.log)
       audit.listen(app.events)

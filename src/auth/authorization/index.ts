@@ -6,5 +6,6 @@ export { Gate, gateOf, installGate, registerAbilitySource, type UserGate } from 
 export { GateRegistry, policyMethod } from './gate-registry.js'
 export { CanMiddleware } from './can-middleware.js'
 export { requestAllows } from './request-gate.js'
+import './context-authorize.js'
 export { forbidden, UNAUTHORIZED_ACTION } from './errors.js'
 export type { AbilitySource, GateCheck, GateOptions, GateSubject, MembershipRecord, ModelClass, OrganizationRecord, PolicyClass } from './types.js'

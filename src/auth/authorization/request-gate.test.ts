@@ -11,7 +11,7 @@ import type { AuthManager } from '../auth-manager.js'
 import type { HttpContext } from '../../http/context.js'
 import { Gate, gateOf, installGate, registerAbilitySource } from './gate.js'
 import { CanMiddleware } from './can-middleware.js'
-import './request-gate.js'
+import './context-authorize.js'
 
 class User {
   constructor(readonly id: number) {}

@@ -1,10 +1,10 @@
 /**
  * @module auth/authorization/request-gate
- * Authorization inside a request: `ctx.auth.can()` / `ctx.auth.authorize()` (see auth.ts), the
- * alias `ctx.authorize()`, and the optional `ctx.organization` / `ctx.membership` that the
- * organisations feature sets (gates receive `ctx.organization ?? null`).
+ * Authorization inside a request: what `ctx.auth.can()` / `ctx.auth.authorize()` (see auth.ts)
+ * ask, and the optional `ctx.organization` / `ctx.membership` that the organisations feature sets
+ * (plain properties, typed here; gates receive `ctx.organization ?? null`).
  */
-import { HttpContext } from '../../http/context.js'
+import type { HttpContext } from '../../http/context.js'
 import type { AuthUser } from '../types.js'
 import { gateOf } from './gate.js'
 import type { MembershipRecord, OrganizationRecord } from './types.js'
@@ -15,8 +15,6 @@ declare module '../../http/context.js' {
     organization?: OrganizationRecord
     /** The current user's membership of `organization`. */
     membership?: MembershipRecord
-    /** `ctx.auth.authorize()`: resolves when allowed, else throws 403 `E_FORBIDDEN`. */
-    authorize(ability: string, ...args: unknown[]): Promise<void>
   }
 }
 
@@ -24,11 +22,3 @@ declare module '../../http/context.js' {
 export function requestAllows(ctx: HttpContext, user: AuthUser | null, ability: string, args: readonly unknown[]): Promise<boolean> {
   return gateOf(ctx.app).allows({ user, organization: ctx.organization ?? null }, ability, args, ctx)
 }
-
-Object.defineProperty(HttpContext.prototype, 'authorize', {
-  configurable: true,
-  writable: true,
-  value: function authorize(this: HttpContext, ability: string, ...args: unknown[]): Promise<void> {
-    return this.auth.authorize(ability, ...args)
-  },
-})
