@@ -55,8 +55,12 @@ describe('polished pages in chromium', { skip }, () => {
     await app?.cleanup()
   })
 
-  /** axe at 1280 px and 360 px, light and dark; the 360 px width check; screenshots of each. */
-  async function check(p: Page, name: string): Promise<void> {
+  /**
+   * axe at 1280 px and 360 px, light and dark; the 360 px width check; screenshots of each. The
+   * 360 px view is a second tab loading the same URL, or (`inPlace`, for a page shown only once,
+   * like the recovery codes) this tab narrowed.
+   */
+  async function check(p: Page, name: string, options: { inPlace?: boolean } = {}): Promise<void> {
     for (const scheme of ['light', 'dark'] as const) {
       await p.emulateMedia({ colorScheme: scheme })
       await screenshot(p, `pages-${name}-1280-${scheme}`)
@@ -64,6 +68,23 @@ describe('polished pages in chromium', { skip }, () => {
       assert.deepEqual(wide, [], `${name} (1280 px, ${scheme}): ${JSON.stringify(wide, null, 2)}`)
     }
     await p.emulateMedia({ colorScheme: 'light' })
+    if (options.inPlace) {
+      const size = p.viewportSize()
+      await p.setViewportSize(NARROW)
+      try {
+        assert.ok(await fitsViewport(p), `${name} is wider than a 360 px screen`)
+        for (const scheme of ['light', 'dark'] as const) {
+          await p.emulateMedia({ colorScheme: scheme })
+          await screenshot(p, `pages-${name}-360-${scheme}`)
+          const small = await seriousA11yViolations(p)
+          assert.deepEqual(small, [], `${name} (360 px, ${scheme}): ${JSON.stringify(small, null, 2)}`)
+        }
+      } finally {
+        await p.emulateMedia({ colorScheme: 'light' })
+        if (size) await p.setViewportSize(size)
+      }
+      return
+    }
     const narrow = await p.context().newPage()
     try {
       await narrow.setViewportSize(NARROW)
@@ -162,7 +183,7 @@ describe('polished pages in chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Print' }).waitFor({ state: 'visible' })
     await page.getByRole('button', { name: 'Copy' }).click()
     await page.locator('[data-copy-status]').getByText(/Copied|copy them yourself/).waitFor()
-    await check(page, 'recovery-codes')
+    await check(page, 'recovery-codes', { inPlace: true })
   })
 
   test('the challenge page asks for the authenticator code, and switches to a recovery code', async () => {
