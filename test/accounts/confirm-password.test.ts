@@ -40,7 +40,7 @@ describe('password confirmation (password.confirm)', () => {
   Route.post('/confirm-password', 'auth/ConfirmPasswordController@store').middleware(['auth']),
   Route.get('/secret', (ctx) => \`secret of \${ctx.auth.user().name}\`).middleware(['auth', 'password.confirm']),
   Route.post('/secret', () => 'done').middleware(['auth', 'password.confirm']),
-  Route.get('/form-page', (ctx) => \`name=\${ctx.session.old('name', '')} secret=\${ctx.session.old('secret_password', '')}\`).middleware(['auth']),`,
+  Route.get('/form-page', (ctx) => \`name=\${ctx.session.old('name', '')} secret=\${ctx.session.old('secret_password', '')}\${ctx.session.old('code', '')}\`).middleware(['auth']),`,
       ),
     )
     migrate(app)
@@ -112,7 +112,7 @@ describe('password confirmation (password.confirm)', () => {
     const client = await login('input@example.test')
     await sleep(PAST_TIMEOUT)
     await client.get('/home')
-    const stopped = await client.post('/secret', { __token: client.csrf(), name: 'Work laptop', secret_password: 'hunter2 hunter2' }, { referer: `${server.url}/form-page` })
+    const stopped = await client.post('/secret', { __token: client.csrf(), name: 'Work laptop', secret_password: 'hunter2 hunter2', code: '123456' }, { referer: `${server.url}/form-page` })
     assert.equal(stopped.location, '/confirm-password')
     const back = await client.submit('/confirm-password', '/confirm-password', { password: PASSWORD })
     assert.equal(back.location, '/form-page')

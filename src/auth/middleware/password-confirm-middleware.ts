@@ -3,8 +3,8 @@
  * `password.confirm`: lets through a user who typed their password (at login or on
  * `/confirm-password`) within the last `GUARDS.web.password_timeout` minutes (default 15).
  * Otherwise pages get a 302 to `/confirm-password`, which sends them back afterwards (the page
- * itself for a GET, else the page the form was on) with the form's input kept (passwords and
- * tokens left out), and JSON gets 423 `E_PASSWORD_CONFIRMATION_REQUIRED`. Put it after `auth`.
+ * itself for a GET, else the page the form was on) with the form's input kept (passwords,
+ * secrets, tokens and codes left out), and JSON gets 423 `E_PASSWORD_CONFIRMATION_REQUIRED`. Put it after `auth`.
  * A registration counts as a password typed now (AuthForms.register marks it).
  */
 import { Middleware } from '../../http/middleware.js'
@@ -21,11 +21,14 @@ export const CONFIRM_INPUT = 'auth.confirm_input'
 /** Kept input larger than this (as JSON) is dropped rather than risk the session's size. */
 const CONFIRM_INPUT_MAX = 1024
 
-/** The fields of `body` worth keeping: scalars and string lists, no password, no CSRF token. */
+/** Fields never kept: passwords, secrets, tokens (the CSRF one too) and one-time codes. */
+const SECRET_FIELD = /password|secret|token|code|otp/i
+
+/** The fields of `body` worth keeping: scalars and string lists, nothing secret. */
 function keepableInput(body: Record<string, unknown>): Record<string, unknown> | null {
   const kept: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(body)) {
-    if (/password/i.test(key) || key === '_token' || key === '__token') continue
+    if (SECRET_FIELD.test(key)) continue
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') kept[key] = value
     else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) kept[key] = [...value]
   }
