@@ -53,7 +53,7 @@ export { EmailVerificationForms, VERIFICATION_MESSAGES } from './accounts/email-
 export { sendVerificationEmail, requestEmailChange, emailTaken, VERIFY_EMAIL_MINUTES } from './accounts/email-verification.js'
 export { verifyEmail, inspectEmailLink, type VerifyEmailOutcome, type EmailLinkInfo, type EmailLinkKind } from './accounts/email-link.js'
 export { notificationNames, type AuthBudgets, type AuthNotifications, type BudgetName, type NotificationName } from './auth-config.js'
-export { FEATURES, defineFeature, type AuthFeatureModule, type FeatureScaffold } from './features/index.js'
+export { authFeatures, defineFeature, type AuthFeatureModule, type FeatureScaffold } from './features/index.js'
 export { CredentialVerifier, BudgetExceededError, type VerifyResult } from './credential-verifier.js'
 export { normalizeEmail } from './email.js'
 export { Budget } from './throttle/budget.js'

@@ -11,7 +11,7 @@ import { Route } from '../../routing/route.js'
 import { resolveAuthConfig } from '../auth-config.js'
 import { authRoutes } from '../auth-routes.js'
 import { defineFeature } from './contract.js'
-import { FEATURES } from './index.js'
+import { authFeatures } from './index.js'
 import { featureApiRoutes, featureBudgets, featureRoutes, generatedFeatures, resolveFeatureNames } from './registry.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -62,10 +62,10 @@ describe('the feature registry', () => {
   })
 
   it('names each feature once, and every file its scaffold names exists', () => {
-    const names = FEATURES.map((f) => f.name)
+    const names = authFeatures().map((f) => f.name)
     assert.equal(new Set(names).size, names.length)
     const folders = { controllers: 'stubs/auth/controllers', mailables: 'stubs/auth/mailables', templates: 'templates/auth', mailTemplates: 'templates/mailables/auth' } as const
-    for (const feature of FEATURES) {
+    for (const feature of authFeatures()) {
       for (const migration of feature.scaffold?.migrations ?? []) assert.ok(existsSync(`${ROOT}stubs/migrations/${migration}.ts`), `${feature.name}: ${migration}`)
       for (const [key, folder] of Object.entries(folders)) {
         for (const file of feature.scaffold?.[key as keyof typeof folders] ?? []) assert.ok(existsSync(`${ROOT}${folder}/${file}`), `${feature.name}: ${folder}/${file}`)
