@@ -4,14 +4,9 @@
  * the `Authenticates` mixin, the `auth`/`guest` middleware, the auth events and the logic behind
  * the generated auth controllers (`AuthForms`).
  */
-import { Auth } from './auth.js'
-import { authRoutes } from './auth-routes.js'
-
-Auth.routes = authRoutes
-
-export { Auth }
 /** The same routes as `Auth.routes()` (the name `craft auth` writes into routes/web.ts). */
-export { authRoutes }
+export { authRoutes } from './auth-routes.js'
+export { Auth } from './auth.js'
 export { AuthProvider } from './auth-provider.js'
 export { AuthManager, type GuardFactory } from './auth-manager.js'
 export { resolveAuthConfig, type AuthGuardsConfig, type ResolvedAuthConfig } from './auth-config.js'
