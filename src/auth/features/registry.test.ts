@@ -12,7 +12,10 @@ import { resolveAuthConfig } from '../auth-config.js'
 import { authRoutes } from '../auth-routes.js'
 import { defineFeature } from './contract.js'
 import { authFeatures } from './index.js'
-import { featureApiRoutes, featureBudgets, featureRoutes, generatedFeatures, resolveFeatureNames } from './registry.js'
+import { featureApiRoutes, featureBudgets, featureRoutes, generatedFeatures, installFeatures, registerFeatures, resolveFeatureNames } from './registry.js'
+import type { Application } from '../../foundation/application.js'
+import type { ResolvedAuthConfig } from '../auth-config.js'
+import type { MiddlewareClass } from '../../http/middleware.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
@@ -59,6 +62,22 @@ describe('the feature registry', () => {
     // A page two features share is listed once, whichever of them is on.
     for (const on of [['two_factor'], ['passkeys'], ['two_factor', 'passkeys']]) assert.equal(paths(on).filter((p) => p === 'GET /two-factor-challenge').length, 1)
     for (const on of [['account'], ['email_verification'], ['account', 'email_verification']]) assert.equal(paths(on).filter((p) => p === 'GET /email/verify/@token').length, 1)
+  })
+
+  it('boots only the features that are on: middleware when absent, install, login challenge; register always', async () => {
+    const calls: string[] = []
+    const Own = class {} as unknown as MiddlewareClass
+    const Theirs = class {} as unknown as MiddlewareClass
+    const step = async () => {}
+    const on = defineFeature({ name: 'on', middleware: { mine: [Theirs], taken: [Theirs] }, install: () => void calls.push('install on'), loginChallenge: () => step, register: () => void calls.push('register on') })
+    const off = defineFeature({ name: 'off', middleware: { other: [Theirs] }, install: () => void calls.push('install off'), loginChallenge: () => step, register: () => void calls.push('register off') })
+    const manager = { challenges: [] as unknown[] }
+    const app = { kernel: { routeMiddleware: { taken: [Own] } as Record<string, MiddlewareClass[]> }, make: () => manager } as unknown as Application
+    registerFeatures(app, [on, off])
+    await installFeatures(app, { features: new Set(['on']) } as unknown as ResolvedAuthConfig, [on, off])
+    assert.deepEqual(calls, ['register on', 'register off', 'install on'])
+    assert.deepEqual(app.kernel.routeMiddleware, { taken: [Own], mine: [Theirs] })
+    assert.deepEqual(manager.challenges, [step])
   })
 
   it('names each feature once, and every file its scaffold names exists', () => {
