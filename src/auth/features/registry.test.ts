@@ -5,7 +5,9 @@
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { promisify } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { Route } from '../../routing/route.js'
 import { resolveAuthConfig } from '../auth-config.js'
@@ -89,6 +91,18 @@ describe('the feature registry', () => {
       for (const [key, folder] of Object.entries(folders)) {
         for (const file of feature.scaffold?.[key as keyof typeof folders] ?? []) assert.ok(existsSync(`${ROOT}${folder}/${file}`), `${feature.name}: ${folder}/${file}`)
       }
+    }
+  })
+
+  it('every feature module loads as the first module of a process (no import cycle reaching the list too early)', async () => {
+    const modules = readdirSync(`${ROOT}src/auth`).filter((dir) => existsSync(`${ROOT}src/auth/${dir}/feature.ts`))
+    assert.ok(modules.length >= authFeatures().length)
+    const script = `for (const dir of ${JSON.stringify(modules)}) await import('./src/auth/' + dir + '/feature.ts').catch((e) => { console.error(dir + ': ' + e.message); process.exitCode = 1 })`
+    // One process per module: each must be the first to load.
+    for (const dir of modules) {
+      const one = script.replace(JSON.stringify(modules), JSON.stringify([dir]))
+      const { stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', one], { cwd: ROOT }).catch((e: { stderr: string }) => ({ stderr: e.stderr }))
+      assert.equal(stderr.trim(), '', dir)
     }
   })
 
