@@ -5,11 +5,7 @@
 export const ALLOWED = [
   { from: 'auth/auth-forms.ts', to: 'auth/two-factor/errors.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
   { from: 'auth/auth-forms.ts', to: 'auth/two-factor/amr.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
-  { from: 'auth/auth-provider.ts', to: 'auth/two-factor/install.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
   { from: 'auth/auth-provider.ts', to: 'auth/two-factor/install-challenge.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
-  { from: 'auth/auth-provider.ts', to: 'auth/passkeys/install.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
-  { from: 'auth/auth-provider.ts', to: 'auth/email-login/install.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
-  { from: 'auth/auth-routes.ts', to: 'auth/passkeys/client-bundle.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
   { from: 'auth/email-login/complete.ts', to: 'auth/two-factor/amr.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
   { from: 'auth/email-login/complete.ts', to: 'auth/two-factor/errors.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
   { from: 'auth/email-login/complete.ts', to: 'auth/two-factor/pending-login.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
