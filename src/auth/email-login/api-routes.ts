@@ -20,6 +20,7 @@ import { accountOf, EMAIL_AMR, verifyAddress } from './complete.js'
 import type { EmailLogin } from './email-login.js'
 import { EMAIL_LOGIN_MESSAGES } from './forms.js'
 import { configuredFeatures } from '../auth-routes.js'
+import { finishApiLogin } from '../login/flow.js'
 
 /** The pair's paths, handlers and route names under `authRoute`; none while the feature is off. */
 export function emailLoginApiRoutes(authRoute: string): [string, (ctx: HttpContext) => Promise<unknown>, string][] {
@@ -68,11 +69,7 @@ export async function verifyEmailLoginByApi(ctx: HttpContext): Promise<unknown> 
   const { user } = account
   const manager = emailLogin.manager
   if (account.created) manager.events.emit('auth:registered', { ...eventBase(ctx, 'jwt', user), method: 'email' })
-  // A TOTP user: 401 E_MFA_REQUIRED with an mfa_token, answered on <authRoute>/two-factor.
-  await manager.challenge(ctx, 'jwt', user)
-  const jwt = ctx.app.make('api.jwt')
-  const token = await jwt.issue(user, { userAgent: ctx.request.header('user-agent') ?? null, ip: ctx.request.ip() }, [...EMAIL_AMR])
-  manager.events.emit('auth:token_issued', eventBase(ctx, 'jwt', user))
-  manager.events.emit('auth:login_succeeded', { ...eventBase(ctx, 'jwt', user), method: 'email_code' })
-  return { data: token }
+  // The login flow: a TOTP user gets 401 E_MFA_REQUIRED with an mfa_token, answered on
+  // <authRoute>/two-factor (amr ['email', 'otp']); otherwise the token, amr ['email'].
+  return finishApiLogin(ctx, { user, method: 'email_code', amr: EMAIL_AMR })
 }
