@@ -6,6 +6,7 @@
  */
 import type { HttpContext } from '../http/context.js'
 import type { AuthUser } from './types.js'
+import type { LoginMethod } from './login/types.js'
 
 export interface AuthEventBase {
   user: AuthUser | null
@@ -38,10 +39,12 @@ export interface AddedItem {
 
 export interface AuthEvents {
   /**
-   * `knownDevice` (web guard, password logins): whether the request carried this account's
-   * device cookie, i.e. the browser had logged into it before. Absent where there are no devices.
+   * Emitted by the login flow only (auth/login). `method`: how the login was proven (`password`,
+   * `passkey`, `social`, `email_link`, `email_code`, `remember`, `id`). `knownDevice` (web guard;
+   * every method but `remember` and `id`): whether the request carried this account's device
+   * cookie, i.e. the browser had logged into it before. Absent where there are no devices.
    */
-  'auth:login_succeeded': AuthEventBase & { user: AuthUser; knownDevice?: boolean; method?: string }
+  'auth:login_succeeded': AuthEventBase & { user: AuthUser; knownDevice?: boolean; method?: LoginMethod }
   /** `user` is the account when the identifier named one (a wrong password), else null. */
   'auth:login_failed': AuthEventBase
   'auth:throttled': AuthEventBase & { retryAfter: number }
@@ -55,6 +58,8 @@ export interface AuthEvents {
   'auth:registered': AuthEventBase & { user: AuthUser; method?: string }
   /** A sign-in link and code mailed (`email_login`); `user` is null when the first use registers. */
   'auth:login_link_sent': AuthEventBase
+  /** A sign-in code (`email_login`) refused as wrong, used up or expired; `user` is null. */
+  'auth:login_code_failed': AuthEventBase
   'auth:password_reset_requested': AuthEventBase
   'auth:password_reset': AuthEventBase & { user: AuthUser }
   'auth:token_issued': AuthEventBase & { user: AuthUser } & PersonalTokenDetail

@@ -38,6 +38,7 @@ const LINES: { [K in keyof AuthEvents]: [level: 'info' | 'warn', line: string] }
   'auth:passkey_added': ['info', 'auth.passkey_added'],
   'auth:passkey_removed': ['info', 'auth.passkey_removed'],
   'auth:login_link_sent': ['info', 'auth.login_link_sent'],
+  'auth:login_code_failed': ['info', 'auth.login_code_failed'],
 }
 
 function fields(name: keyof AuthEvents, event: AuthEventBase & { retryAfter?: number; userId?: string }): Record<string, unknown> {

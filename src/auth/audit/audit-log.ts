@@ -42,6 +42,7 @@ const RECORDED: Record<keyof AuthEvents, true> = {
   'auth:passkey_added': true,
   'auth:passkey_removed': true,
   'auth:login_link_sent': true,
+  'auth:login_code_failed': true,
 }
 export const AUTH_EVENT_NAMES = Object.keys(RECORDED) as (keyof AuthEvents)[]
 
