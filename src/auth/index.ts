@@ -75,3 +75,5 @@ export { relyingPartyOf } from './passkeys/install.js'
 export { PasskeyInvalidError, PasskeyLoginFailedError, PasskeyWrongAccountError } from './passkeys/errors.js'
 export { TwoFactorForms, TWO_FACTOR_MESSAGES } from './two-factor/two-factor-forms.js'
 export { qrCodeSvg } from './two-factor/qr-code.js'
+// The one login flow every way in ends with (a custom way in calls it too).
+export { finishWebLogin, finishApiLogin, onLoginCompleted, type LoginAttempt, type LoginMethod, type LoginCompletedHook, type WebLoginOutcome, type TokenResponseBody } from './login/index.js'

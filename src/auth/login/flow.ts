@@ -162,7 +162,8 @@ function holdForSecondStep(ctx: HttpContext, attempt: LoginAttempt): void {
 
 /** The method and first-step amr a pending login (or an older one without them: a password) was started with. */
 export function pendingAttempt(pending: PendingLogin): { method: LoginMethod; amr: string[]; details?: Record<string, unknown> } {
-  const { method, amr, details } = pending as PendingLogin & { method?: unknown; amr?: unknown; details?: unknown }
+  // Read as unknown: the session is data, not a promise that the fields have their types.
+  const { method, amr, details } = pending as { method?: unknown; amr?: unknown; details?: unknown }
   const known = typeof method === 'string' && METHODS.has(method) ? (method as LoginMethod) : Array.isArray(amr) ? 'email_link' : 'password'
   const first = Array.isArray(amr) ? amr.filter((x): x is string => typeof x === 'string') : [...PASSWORD_AMR]
   return { method: known, amr: first, ...(details && typeof details === 'object' ? { details: details as Record<string, unknown> } : {}) }

@@ -9,6 +9,7 @@
  */
 import type { HttpContext } from '../../http/context.js'
 import type { AuthUser } from '../types.js'
+import type { LoginMethod } from '../login/types.js'
 import { ModelUserProvider, type ModelUser } from '../user-providers/model-user-provider.js'
 import { randomToken, sha256Hex } from '../tokens/index.js'
 
@@ -29,6 +30,11 @@ export interface PendingLogin {
   createdAt: number
   /** `passwordFingerprint` of the user when the password was typed. */
   password: string | null
+  /** How the first step was proven, and its amr (the login flow; absent: a password, `['pwd']`). */
+  method?: LoginMethod
+  amr?: string[]
+  /** Fields for `auth:login_succeeded` once the step is answered. */
+  details?: Record<string, unknown>
 }
 
 /**

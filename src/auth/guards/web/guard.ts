@@ -7,7 +7,7 @@
  * regenerates the session (new id, new CSRF token); logout deletes this device's row, clears the
  * cookie and invalidates the session, so a replayed old cookie is logged out.
  *
- * A login with a password also sets `trowel_device` (signed with APP_KEY, HttpOnly,
+ * Every login (see auth/login, the one flow that calls `login`) also sets `trowel_device` (signed with APP_KEY, HttpOnly,
  * SameSite=Lax, Secure over HTTPS, one year): a random device id and the account it logged into.
  * Checking it needs no database (the signature is the proof); a later attempt on that account
  * from this browser is counted on the device's own budget, so a flood against the account from
@@ -19,8 +19,10 @@
  * requests) and a fresh login made for it; a token replaced less than `remember_reuse_window`
  * seconds ago (default 10: another tab, a lost answer) restores the login its successor holds, for
  * that request; any other token of a known series is theft: the series and its login end, both
- * cookies are cleared and `auth:remember_reuse` is emitted. Such a login never counts as a typed
- * password for `password.confirm`; a password login (`attempt`) does.
+ * cookies are cleared and `auth:remember_reuse` is emitted. A restore ends in the login flow
+ * (`method: 'remember'`): the amr the cookie kept beside its token (the value is
+ * `<series>.<token>.<amr>`, signed), the device cookie, `auth:login_succeeded`. Such a login never
+ * counts as a typed password for `password.confirm`; a password login does.
  *
  * `rotate()` replaces this browser's login token and remember-me token in place (a password
  * change, "log out other devices", a completed step-up): the user stays logged in with what the
