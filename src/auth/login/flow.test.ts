@@ -125,6 +125,14 @@ describe('the login flow', () => {
     })
   }
 
+  it('a `next` that is not a same-site path lands on /home', async () => {
+    for (const next of ['https://evil.example/', '//evil.example/x', '/\\evil', 'javascript:alert(1)']) {
+      const ctx = webContext()
+      const outcome = await finishGuardLogin(ctx, new RecordingGuard('session', ctx), { events: app.events, challenge }, { user, method: 'passkey', amr: ['webauthn'], next })
+      assert.deepEqual(outcome, { status: 'logged_in', redirect: '/home' }, next)
+    }
+  })
+
   it('a trusted device skips the challenge: amr gains otp, but no factor counts as just given', async () => {
     totp = 'trusted'
     const ctx = webContext()

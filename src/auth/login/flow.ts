@@ -28,6 +28,7 @@
  * starts after the proof.
  */
 import type { HttpContext } from '../../http/context.js'
+import { sameSitePath } from '../../http/response.js'
 import type { Application } from '../../foundation/application.js'
 import type { Emitter } from '../../events/emitter.js'
 import type { AuthUser } from '../types.js'
@@ -198,7 +199,8 @@ async function completeWeb(ctx: HttpContext, guard: FlowGuard, deps: FlowDeps, a
   if (attempt.remember && guard.remember) await guard.remember(attempt.amr)
   if (options.event !== false) emitSucceeded(ctx, guard.name, deps.events, attempt, knownDevice)
   await runHooks(ctx, attempt)
-  return attempt.next ?? '/home'
+  // Same-site paths only, whoever passed it (a `next` from a form, an OAuth state, a pending login).
+  return sameSitePath(attempt.next) ?? '/home'
 }
 
 /**
