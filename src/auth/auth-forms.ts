@@ -18,7 +18,7 @@ import { sendVerificationAfterRegistration } from './accounts/email-verification
 import { BaseGuard } from './guards/base-guard.js'
 import type { Budget } from './throttle/budget.js'
 import type { AuthUser } from './types.js'
-import { SecondFactorRequiredError } from './two-factor/errors.js'
+import { SecondFactorRequiredError } from './login/errors.js'
 import { finishWebLogin, PASSWORD_AMR } from './login/flow.js'
 
 function auth(ctx: HttpContext) {

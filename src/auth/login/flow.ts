@@ -35,11 +35,10 @@ import type { AuthUser } from '../types.js'
 import type { LoginChallenge } from '../guards/base-guard.js'
 import type { ChallengePurpose } from '../challenges/auth-challenges.js'
 import { eventBase } from '../events.js'
-import { SecondFactorRequiredError } from '../two-factor/errors.js'
-import { hasSecondFactor, markSecondFactor, setSessionAmr } from '../two-factor/amr.js'
-import { PENDING_LOGIN_KEY, type PendingLogin } from '../two-factor/pending-login.js'
+import { SecondFactorRequiredError } from './errors.js'
+import { hasSecondFactor, markSecondFactor, PENDING_LOGIN_KEY, setSessionAmr } from './amr.js'
 import { PASSWORD_CONFIRMED_AT } from '../middleware/password-confirm-middleware.js'
-import type { LoginAttempt, LoginMethod, TokenResponseBody, WebLoginOutcome } from './types.js'
+import type { HeldLogin, LoginAttempt, LoginMethod, TokenResponseBody, WebLoginOutcome } from './types.js'
 
 /** The methods the second-factor challenge applies to. */
 export const CHALLENGED_METHODS: ReadonlySet<LoginMethod> = new Set<LoginMethod>(['password', 'social', 'email_link', 'email_code'])
@@ -152,7 +151,7 @@ function holdForSecondStep(ctx: HttpContext, attempt: LoginAttempt): void {
   const pending = ctx.session.get<unknown>(PENDING_LOGIN_KEY)
   if (!pending || typeof pending !== 'object') return
   ctx.session.put(PENDING_LOGIN_KEY, {
-    ...(pending as PendingLogin),
+    ...(pending as HeldLogin),
     remember: attempt.remember === true,
     next: attempt.next ?? null,
     method: attempt.method,
@@ -162,7 +161,7 @@ function holdForSecondStep(ctx: HttpContext, attempt: LoginAttempt): void {
 }
 
 /** The method and first-step amr a pending login (or an older one without them: a password) was started with. */
-export function pendingAttempt(pending: PendingLogin): { method: LoginMethod; amr: string[]; details?: Record<string, unknown> } {
+export function pendingAttempt(pending: HeldLogin): { method: LoginMethod; amr: string[]; details?: Record<string, unknown> } {
   // Read as unknown: the session is data, not a promise that the fields have their types.
   const { method, amr, details } = pending as { method?: unknown; amr?: unknown; details?: unknown }
   const known = typeof method === 'string' && METHODS.has(method) ? (method as LoginMethod) : Array.isArray(amr) ? 'email_link' : 'password'
@@ -174,7 +173,7 @@ export function pendingAttempt(pending: PendingLogin): { method: LoginMethod; am
  * Web: finishes the session's pending login after a right second-factor answer: amr of its first
  * step plus `otp`; a password login counts as confirmed when the password was typed.
  */
-export async function finishWebSecondStep(ctx: HttpContext, pending: PendingLogin, user: AuthUser): Promise<string> {
+export async function finishWebSecondStep(ctx: HttpContext, pending: HeldLogin, user: AuthUser): Promise<string> {
   const guard = ctx.auth.resolve(pending.guard) as unknown as FlowGuard
   const first = pendingAttempt(pending)
   const attempt: LoginAttempt = { user, method: first.method, amr: withFactor(first.amr, 'otp'), remember: pending.remember, next: pending.next, ...(first.details ? { details: first.details } : {}) }

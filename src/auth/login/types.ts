@@ -23,6 +23,19 @@ export interface LoginAttempt {
   details?: Record<string, unknown>
 }
 
+/** A login held back for its second step, as the session keeps it (two-factor's `PendingLogin`). */
+export interface HeldLogin {
+  userId: string | number
+  guard: string
+  remember: boolean
+  next: string | null
+  /** When the first step was proven (epoch ms): a password's confirmation time. */
+  createdAt: number
+  method?: LoginMethod
+  amr?: string[]
+  details?: Record<string, unknown>
+}
+
 /** What a web login came to: logged in (go to `redirect`), or waiting for its second factor. */
 export type WebLoginOutcome = { status: 'logged_in'; redirect: string } | { status: 'challenge'; redirect: '/two-factor-challenge' }
 

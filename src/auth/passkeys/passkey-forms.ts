@@ -44,7 +44,7 @@ import { requireRecentSecondFactor } from '../middleware/mfa-recent-middleware.j
 import { refuseUnverified } from '../middleware/verified-middleware.js'
 import { PENDING_LOGIN_KEY } from '../two-factor/pending-login.js'
 import { ModelUserProvider } from '../user-providers/model-user-provider.js'
-import { markSecondFactor, sessionAmr, setSessionAmr } from '../two-factor/amr.js'
+import { markSecondFactor, sessionAmr, setSessionAmr } from '../login/amr.js'
 import type { AuthUser } from '../types.js'
 import { credentialIn, PASSKEY_NAME_MAX, type Passkey, type PasskeyRefusal, type Passkeys } from './passkeys.js'
 import { PasskeyInvalidError, PasskeyLoginFailedError, PasskeyWrongAccountError } from './errors.js'

@@ -10,11 +10,12 @@
 import type { HttpContext } from '../../http/context.js'
 import type { AuthUser } from '../types.js'
 import type { LoginMethod } from '../login/types.js'
+import { PENDING_LOGIN_KEY } from '../login/amr.js'
 import { ModelUserProvider, type ModelUser } from '../user-providers/model-user-provider.js'
 import { randomToken, sha256Hex } from '../tokens/index.js'
 
-/** Session key of the pending login. */
-export const PENDING_LOGIN_KEY = 'auth.two_factor.pending'
+/** Session key of the pending login (the login flow's state). */
+export { PENDING_LOGIN_KEY }
 /** How long a pending login waits for its second step. */
 export const PENDING_LOGIN_SECONDS = 5 * 60
 

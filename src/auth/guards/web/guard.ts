@@ -44,7 +44,7 @@ import { sha256Hex } from '../../tokens/index.js'
 import { CONFIRM_INTENDED, PASSWORD_CONFIRMED_AT } from '../../middleware/password-confirm-middleware.js'
 import { AUTH_COOKIE, REMEMBER_COOKIE, type WebGuardDependencies } from './types.js'
 import type { DeviceRevocations } from '../../inventory/device-cookies.js'
-import { AMR_SESSION_KEY, MFA_INTENDED, SECOND_FACTOR_AT, sessionAmr } from '../../two-factor/amr.js'
+import { AMR_SESSION_KEY, MFA_INTENDED, SECOND_FACTOR_AT, sessionAmr } from '../../login/amr.js'
 import { NEW_CODES_KEY, TOTP_PENDING_KEY } from '../../two-factor/pending-secret.js'
 import { finishRestoredLogin } from '../../login/flow.js'
 
