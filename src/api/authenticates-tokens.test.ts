@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { JwtService } from './jwt-service.js'
 import { setJwtServiceResolver } from './jwt-service-registry.js'
 import { AuthenticatesTokens } from './authenticates-tokens.js'
-import { hasSecondFactor } from '../auth/two-factor/amr.js'
+import { hasSecondFactor } from '../auth/login/amr.js'
 
 const SECRET = 's'.repeat(64)
 

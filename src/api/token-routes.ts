@@ -18,7 +18,8 @@ import type { RouteDefinition } from '../routing/route-definition.js'
 import type { HttpContext } from '../http/context.js'
 import { TooManyRequestsError, ValidationError } from '../http/errors.js'
 import { eventBase } from '../auth/events.js'
-import { answerSecondStep, CHALLENGE_MESSAGES, refuseStopped, SECOND_STEP_AMR, twoFactorBudgetKeys } from '../auth/two-factor/challenge-forms.js'
+import { answerSecondStep, CHALLENGE_MESSAGES, refuseStopped, twoFactorBudgetKeys } from '../auth/two-factor/challenge-forms.js'
+import { finishApiSecondStep, MFA_PURPOSES } from '../auth/login/flow.js'
 import type { JwtGuard } from './guards/jwt/guard.js'
 import { ApiCredentialsError } from './errors.js'
 import { PersonalTokenForms } from './personal-tokens/token-forms.js'
@@ -76,7 +77,7 @@ export const MFA_STEP_MESSAGES = {
  * of that mfa_token and one of its user. A wrong code: 422, and the mfa_token stays usable (until
  * the budget refuses or it expires). A right one uses the mfa_token up (of concurrent right
  * answers exactly one gets a token) and answers as authRoute does, the token's `amr` being
- * `['pwd', 'otp']`.
+ * the first step's plus `otp` (`['pwd', 'otp']`; after an e-mailed code `['email', 'otp']`).
  */
 async function issueTokenTwoFactor(ctx: HttpContext): Promise<unknown> {
   const mfaToken = stringField(ctx, 'mfa_token') ?? ''
@@ -86,7 +87,7 @@ async function issueTokenTwoFactor(ctx: HttpContext): Promise<unknown> {
   if (code === '' && recovery === '') throw new ValidationError({ code: [MFA_STEP_MESSAGES.codeRequired] })
   const app = ctx.app
   const challenges = app.make('auth.challenges')
-  const row = app.has('auth.two_factor') ? await challenges.peek(mfaToken, 'mfa') : null
+  const row = app.has('auth.two_factor') ? await challenges.peek(mfaToken, MFA_PURPOSES) : null
   if (!row || row.user_id === null) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
   const guard = ctx.auth.resolve<JwtGuard>('jwt')
   const jwt = app.make('api.jwt')
@@ -98,7 +99,7 @@ async function issueTokenTwoFactor(ctx: HttpContext): Promise<unknown> {
   await app.make('auth.two_factor_challenge').watch.oneAtATime(`mfa:${row.id}`, async () => {
     // Read again inside the turn: an answer that got its turn after a right one (which used the
     // mfa_token up) must not touch, and so burn, another recovery code.
-    if (!(await challenges.peek(mfaToken, 'mfa'))) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
+    if (!(await challenges.peek(mfaToken, MFA_PURPOSES))) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
     const budget = ctx.auth.manager.budgets.two_factor
     const keys = await twoFactorBudgetKeys(ctx, user.getKey(), `mfa:${row.id}`)
     const waits = await Promise.all(keys.map((key) => budget.take(key)))
@@ -112,13 +113,11 @@ async function issueTokenTwoFactor(ctx: HttpContext): Promise<unknown> {
       throw new ValidationError({ [code !== '' ? 'code' : 'recovery_code']: [CHALLENGE_MESSAGES.invalid] })
     }
     // Single use: the mfa_token goes with the first right answer.
-    if (!(await challenges.consume(mfaToken, 'mfa'))) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
+    if (!(await challenges.consume(mfaToken, MFA_PURPOSES))) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
     await budget.clear(keys[keys.length - 1]!)
   })
-  const token = await jwt.issue(user, { userAgent: ctx.request.header('user-agent') ?? null, ip: ctx.request.ip() }, SECOND_STEP_AMR)
-  ctx.auth.manager.events.emit('auth:token_issued', eventBase(ctx, guard.name, user))
-  ctx.auth.manager.events.emit('auth:login_succeeded', eventBase(ctx, guard.name, user))
-  return { data: token }
+  // The login flow: the first step's method, its amr plus `otp` (a password: ['pwd', 'otp']).
+  return finishApiSecondStep(ctx, user, row.purpose, guard.name)
 }
 
 async function reissueToken(ctx: HttpContext): Promise<unknown> {

@@ -15,16 +15,14 @@ import { PASSWORD_MESSAGES } from './hashing/password-policy.js'
 import { AUTH_MESSAGES } from './messages.js'
 import { clientKey } from './throttle/client-key.js'
 import { sendVerificationAfterRegistration } from './accounts/email-verification.js'
-import { WebGuard } from './guards/web/guard.js'
+import { BaseGuard } from './guards/base-guard.js'
 import type { Budget } from './throttle/budget.js'
-import { SecondFactorRequiredError } from './two-factor/errors.js'
-import { setSessionAmr } from './two-factor/amr.js'
+import type { AuthUser } from './types.js'
+import { SecondFactorRequiredError } from './login/errors.js'
+import { finishWebLogin, PASSWORD_AMR } from './login/flow.js'
 import { markPasswordConfirmed } from './middleware/password-confirm-middleware.js'
 import { isVerified } from './accounts/verification.js'
 import { twoFactorOn } from './accounts/two-factor-status.js'
-
-/** The amr of a login made with a password alone. */
-const PASSWORD_AMR: readonly string[] = ['pwd']
 
 function auth(ctx: HttpContext) {
   return ctx.auth
@@ -109,17 +107,14 @@ export const AuthForms = {
     const remember = ['1', 'on', 'true', 'yes'].includes(text(request.post('remember')))
     const next = sameSitePath(request.input('next'))
     const back = next ? `/login?next=${encodeURIComponent(next)}` : '/login'
-    let user: unknown
+    const guard = auth(ctx).resolve()
+    // The web guard checks the password here and finishes in the login flow with what the form
+    // asked ("remember me", `next`); another default guard logs in its own way (auth.attempt).
+    const web = guard instanceof BaseGuard && guard.driverName === 'session'
+    let user: AuthUser | null
     try {
-      user = await auth(ctx).attempt(email, password)
+      user = web ? await guard.verifyCredentials(email, password) : await auth(ctx).attempt(email, password)
     } catch (error) {
-      // A correct password of a user with two-factor authentication: the pending login waits in
-      // the session for its second step on /two-factor-challenge (JSON: 401 E_MFA_REQUIRED).
-      if (error instanceof SecondFactorRequiredError && ctx.app.has('auth.two_factor_challenge')) {
-        ctx.app.make('auth.two_factor_challenge').pending.amend(ctx, { remember, next })
-        if (request.wantsJson()) throw error
-        return response.redirect('/two-factor-challenge')
-      }
       if (error instanceof PasswordResetRequiredError && !request.wantsJson()) {
         session.flash('error', AUTH_MESSAGES.passwordResetRequired)
         session.flashInput({ email: text(email) })
@@ -138,13 +133,12 @@ export const AuthForms = {
       session.flashInput({ email: text(email), ...(remember ? { remember: '1' } : {}) })
       return response.redirect(back)
     }
-    // How the login was made: a password (or a password on a device trusted to skip the second step).
-    setSessionAmr(ctx, [...(ctx.state.loginAmr ?? PASSWORD_AMR)])
-    if (remember) {
-      const guard = auth(ctx).resolve()
-      if (guard instanceof WebGuard) await guard.remember()
-    }
-    return response.redirect(next ?? '/home')
+    if (!web) return response.redirect(next ?? '/home')
+    const outcome = await finishWebLogin(ctx, { user, method: 'password', amr: PASSWORD_AMR, remember, next })
+    // A user with two factors: the pending login waits in the session for its second step on
+    // /two-factor-challenge (JSON: 401 E_MFA_REQUIRED).
+    if (outcome.status === 'challenge' && request.wantsJson()) throw new SecondFactorRequiredError()
+    return response.redirect(outcome.redirect)
   },
 
   /** POST /logout */

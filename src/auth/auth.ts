@@ -11,6 +11,7 @@ import { FrameworkError } from '../foundation/framework-error.js'
 import '../session/context-session.js'
 import type { AuthManager } from './auth-manager.js'
 import type { Guard } from './guards/guard.js'
+import { BaseGuard } from './guards/base-guard.js'
 import type { RegisterData } from './registrar.js'
 import type { AuthUser } from './types.js'
 import { eventBase } from './events.js'
@@ -132,7 +133,10 @@ export class Auth {
    */
   async register<T = any>(data: RegisterData): Promise<T> {
     const user = await this.#manager.registrar.create<T & { getKey(): unknown }>(data)
-    await this.resolve().login(user)
+    // Through the login flow, unchallenged (amr []): `auth:registered` is its event, not a login's.
+    const guard = this.resolve()
+    if (guard instanceof BaseGuard) await guard.completeLogin({ user, method: 'id', amr: [] }, { event: false })
+    else await guard.login(user)
     this.#manager.events.emit('auth:registered', eventBase(this.#ctx, this.#guardName, user))
     return user
   }

@@ -7,6 +7,7 @@
  */
 import type { HttpContext } from '../http/context.js'
 import type { AuthUser } from './types.js'
+import type { LoginMethod } from './login/types.js'
 
 export interface AuthEventBase {
   user: AuthUser | null
@@ -39,10 +40,12 @@ export interface AddedItem {
 
 export interface AuthEvents {
   /**
-   * `knownDevice` (web guard, password logins): whether the request carried this account's
-   * device cookie, i.e. the browser had logged into it before. Absent where there are no devices.
+   * Emitted by the login flow only (auth/login). `method`: how the login was proven (`password`,
+   * `passkey`, `social`, `email_link`, `email_code`, `remember`, `id`). `knownDevice` (web guard;
+   * every method but `remember` and `id`): whether the request carried this account's device
+   * cookie, i.e. the browser had logged into it before. Absent where there are no devices.
    */
-  'auth:login_succeeded': AuthEventBase & { user: AuthUser; knownDevice?: boolean; method?: string }
+  'auth:login_succeeded': AuthEventBase & { user: AuthUser; knownDevice?: boolean; method?: LoginMethod }
   /** `user` is the account when the identifier named one (a wrong password), else null. */
   'auth:login_failed': AuthEventBase
   'auth:throttled': AuthEventBase & { retryAfter: number }

@@ -73,3 +73,5 @@ export { TwoFactorForms, TWO_FACTOR_MESSAGES } from './two-factor/two-factor-for
 export { qrCodeSvg } from './two-factor/qr-code.js'
 // Authorization: gates, policies, ctx.auth.can/authorize, ctx.authorize and the `can:` middleware.
 export { Gate, GateRegistry, CanMiddleware, registerAbilitySource, gateOf, UNAUTHORIZED_ACTION, type UserGate, type AbilitySource, type GateCheck, type GateOptions, type MembershipRecord, type OrganizationRecord, type PolicyClass } from './authorization/index.js'
+// The one login flow every way in ends with (a custom way in calls it too).
+export { finishWebLogin, finishApiLogin, onLoginCompleted, type LoginAttempt, type LoginMethod, type LoginCompletedHook, type WebLoginOutcome, type TokenResponseBody } from './login/index.js'

@@ -117,6 +117,28 @@ describe('AppMetrics', () => {
     assert.equal(sample(await metrics.metrics(), 'trowel_auth_logins_total', { guard: 'web', result: 'failed' }), 2)
   })
 
+  it('counts sign-ins by method, sign-in links mailed and refused sign-in codes', async () => {
+    const app = quietApp()
+    const metrics = new AppMetrics({ defaultMetrics: false })
+    const stop = metrics.listen(app.events)
+    const base = (guard: string) => eventBase(fakeContext(app), guard, null)
+    const user = { getKey: () => 1 } as never
+    for (const method of ['password', 'email_code', 'email_code', 'remember'] as const) app.events.emit('auth:login_succeeded', { ...base('web'), user, method })
+    app.events.emit('auth:login_succeeded', { ...base('jwt'), user, method: 'email_code' })
+    app.events.emit('auth:login_link_sent', base('web'))
+    app.events.emit('auth:login_code_failed', base('web'))
+    app.events.emit('auth:login_code_failed', base('web'))
+    const text = await metrics.metrics()
+    assert.equal(sample(text, 'trowel_auth_sign_ins_total', { guard: 'web', method: 'email_code' }), 2)
+    assert.equal(sample(text, 'trowel_auth_sign_ins_total', { guard: 'web', method: 'password' }), 1)
+    assert.equal(sample(text, 'trowel_auth_sign_ins_total', { guard: 'web', method: 'remember' }), 1)
+    assert.equal(sample(text, 'trowel_auth_sign_ins_total', { guard: 'jwt', method: 'email_code' }), 1)
+    assert.equal(sample(text, 'trowel_auth_logins_total', { guard: 'web', result: 'succeeded' }), 4)
+    assert.equal(sample(text, 'trowel_auth_login_links_sent_total'), 1)
+    assert.equal(sample(text, 'trowel_auth_login_code_failures_total'), 2)
+    stop()
+  })
+
   it('initGuards starts the login series at 0', async () => {
     const metrics = new AppMetrics({ defaultMetrics: false })
     metrics.initGuards(['web', 'jwt'])

@@ -13,7 +13,10 @@
  *   a request against about 0.05 µs here, plus the two clock reads.)
  * - `trowel_auth_logins_total{guard,result}` (`succeeded`, `failed`, `throttled`),
  *   `trowel_auth_throttled_total{guard}`, `trowel_auth_token_reissues_total`,
- *   `trowel_auth_token_reuse_detected_total`, fed by listeners on `app.events` (`listen`).
+ *   `trowel_auth_token_reuse_detected_total`, fed by listeners on `app.events` (`listen`);
+ *   `trowel_auth_sign_ins_total{guard,method}` (completed logins by how they were proven: the
+ *   login flow's `method`), and, for sign-in by e-mail, `trowel_auth_login_links_sent_total` and
+ *   `trowel_auth_login_code_failures_total`.
  * - `trowel_hash_queue_length`: password-hashing jobs waiting for a thread, read at scrape time
  *   from what the hasher exposes (no sample while it exposes nothing: absent, not a made-up 0);
  *   `trowel_hash_wait_seconds`: how long each hashing job waited for a thread, registered by
@@ -66,6 +69,9 @@ export class AppMetrics {
   readonly throttled: Counter<'guard'>
   readonly tokenReissues: Counter
   readonly tokenReuseDetected: Counter
+  readonly signIns: Counter<'guard' | 'method'>
+  readonly loginLinksSent: Counter
+  readonly loginCodeFailures: Counter
   readonly hashQueueLength: ReadGauge
   /** Registered by `observeHashWaits`. */
   hashWait: Histogram | undefined
@@ -109,6 +115,22 @@ export class AppMetrics {
     this.tokenReuseDetected = new Counter({
       name: `${METRIC_PREFIX}auth_token_reuse_detected_total`,
       help: 'Replaced API tokens presented again (token reuse).',
+      registers,
+    })
+    this.signIns = new Counter({
+      name: `${METRIC_PREFIX}auth_sign_ins_total`,
+      help: 'Completed logins by guard and method (password, passkey, social, email_link, email_code, remember, id).',
+      labelNames: ['guard', 'method'],
+      registers,
+    })
+    this.loginLinksSent = new Counter({
+      name: `${METRIC_PREFIX}auth_login_links_sent_total`,
+      help: 'Sign-in links and codes mailed (sign-in by e-mail).',
+      registers,
+    })
+    this.loginCodeFailures = new Counter({
+      name: `${METRIC_PREFIX}auth_login_code_failures_total`,
+      help: 'Sign-in codes refused as wrong, used up or expired (sign-in by e-mail).',
       registers,
     })
     this.hashQueueLength = new ReadGauge({
@@ -163,7 +185,12 @@ export class AppMetrics {
   /** Counts the auth events of `events`; returns a function that stops listening. */
   listen(events: Emitter): () => void {
     const off = [
-      events.on('auth:login_succeeded', (e) => this.logins.inc({ guard: e.guard, result: 'succeeded' })),
+      events.on('auth:login_succeeded', (e) => {
+        this.logins.inc({ guard: e.guard, result: 'succeeded' })
+        this.signIns.inc({ guard: e.guard, method: e.method ?? 'password' })
+      }),
+      events.on('auth:login_link_sent', () => this.loginLinksSent.inc()),
+      events.on('auth:login_code_failed', () => this.loginCodeFailures.inc()),
       events.on('auth:login_failed', (e) => this.logins.inc({ guard: e.guard, result: 'failed' })),
       events.on('auth:throttled', (e) => {
         this.logins.inc({ guard: e.guard, result: 'throttled' })

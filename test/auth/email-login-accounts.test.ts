@@ -61,6 +61,8 @@ describe('sign-in by e-mail: second factor, other users, claims, the API, regist
     const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
     r = await client.post('/account/two-factor', { __token: client.csrf(), code: totp.generate() }, { accept: 'application/json' })
     assert.equal(r.status, 200, r.text)
+    const recoveryCodes = (await client.get('/account/two-factor', { accept: 'application/json' })).json().recovery_codes as string[]
+    assert.equal(recoveryCodes.length, 10)
     const m = await newMail(email)
     const browser = new Client(t.url)
     const done = await confirmLink(browser, m.token)
@@ -78,6 +80,15 @@ describe('sign-in by e-mail: second factor, other users, claims, the API, regist
     assert.equal(mfa.json().code, 'E_MFA_REQUIRED')
     assert.ok(mfa.json().mfa_token)
     assert.equal(mfa.json().data, undefined)
+    // Its second step keeps the method's amr: an e-mailed code and a second factor.
+    const second = await new Client(t.url).postJson('/api/auth/two-factor', { mfa_token: mfa.json().mfa_token, recovery_code: recoveryCodes[0] })
+    assert.equal(second.status, 200, second.text)
+    assert.deepEqual(decodeJwt(second.json().data)[1].amr, ['email', 'otp'])
+    // A password login's second step still says so.
+    const pwd = await new Client(t.url).postJson('/api/auth', { username: email, password: PASSWORD })
+    assert.equal(pwd.json().code, 'E_MFA_REQUIRED', pwd.text)
+    const step2 = await new Client(t.url).postJson('/api/auth/two-factor', { mfa_token: pwd.json().mfa_token, recovery_code: recoveryCodes[1] })
+    assert.deepEqual(decodeJwt(step2.json().data)[1].amr, ['pwd', 'otp'])
   })
 
   it('the API pair: 202 alike for every address, a JWT for the code, 401 for a wrong one; one code for web and API', async () => {

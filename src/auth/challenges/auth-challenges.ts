@@ -8,7 +8,8 @@
 import type { Knex } from 'knex'
 import { randomToken, sha256Hex } from '../tokens/index.js'
 
-export type ChallengePurpose = 'passkey_register' | 'passkey_login' | 'mfa'
+/** `mfa*`: the API's second step, by the method of the first (`mfa` a password, `mfa_email_code`, ...). */
+export type ChallengePurpose = 'passkey_register' | 'passkey_login' | 'mfa' | 'mfa_social' | 'mfa_email_link' | 'mfa_email_code'
 
 export interface ChallengeRow {
   id: number
@@ -26,6 +27,10 @@ function epochMs(value: unknown): number {
 /** Values are base64url, 16 to 128 characters; anything else is refused without a query. */
 function plausible(value: unknown): value is string {
   return typeof value === 'string' && value.length >= 16 && value.length <= 128 && /^[A-Za-z0-9_-]+$/.test(value)
+}
+
+function purposes(purpose: ChallengePurpose | readonly ChallengePurpose[]): ChallengePurpose[] {
+  return typeof purpose === 'string' ? [purpose] : [...purpose]
 }
 
 export class AuthChallenges {
@@ -52,19 +57,19 @@ export class AuthChallenges {
   }
 
   /** The live row of `value` without using it up, or null (unknown, used, expired, other purpose). */
-  async peek(value: unknown, purpose: ChallengePurpose): Promise<ChallengeRow | null> {
+  async peek(value: unknown, purpose: ChallengePurpose | readonly ChallengePurpose[]): Promise<ChallengeRow | null> {
     if (!plausible(value)) return null
-    const row = await this.#db()(TABLE).where({ challenge_hash: sha256Hex(value), purpose }).first()
+    const row = await this.#db()(TABLE).where({ challenge_hash: sha256Hex(value) }).whereIn('purpose', purposes(purpose)).first()
     if (!row || epochMs(row.expires_at) <= Date.now()) return null
     return row as ChallengeRow
   }
 
   /** Uses `value` up: its row, or null. Of concurrent calls with one value exactly one gets the row. */
-  async consume(value: unknown, purpose: ChallengePurpose, trx?: Knex.Transaction): Promise<ChallengeRow | null> {
+  async consume(value: unknown, purpose: ChallengePurpose | readonly ChallengePurpose[], trx?: Knex.Transaction): Promise<ChallengeRow | null> {
     if (!plausible(value)) return null
     const db = trx ?? this.#db()
     const digest = sha256Hex(value)
-    const row = await db(TABLE).where({ challenge_hash: digest, purpose }).first()
+    const row = await db(TABLE).where({ challenge_hash: digest }).whereIn('purpose', purposes(purpose)).first()
     if (!row) return null
     const deleted = await db(TABLE).where({ id: row.id, challenge_hash: digest }).delete()
     if (deleted !== 1 || epochMs(row.expires_at) <= Date.now()) return null

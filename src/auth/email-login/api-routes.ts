@@ -19,6 +19,7 @@ import { clientKey } from '../throttle/client-key.js'
 import { accountOf, EMAIL_AMR, verifyAddress } from './complete.js'
 import type { EmailLogin } from './email-login.js'
 import { EMAIL_LOGIN_MESSAGES } from './forms.js'
+import { finishApiLogin } from '../login/flow.js'
 
 function service(ctx: HttpContext): EmailLogin {
   const found = ctx.app.get<EmailLogin>('auth.email_login')
@@ -58,11 +59,7 @@ export async function verifyEmailLoginByApi(ctx: HttpContext): Promise<unknown> 
   const { user } = account
   const manager = emailLogin.manager
   if (account.created) manager.events.emit('auth:registered', { ...eventBase(ctx, 'jwt', user), method: 'email' })
-  // A TOTP user: 401 E_MFA_REQUIRED with an mfa_token, answered on <authRoute>/two-factor.
-  await manager.challenge(ctx, 'jwt', user)
-  const jwt = ctx.app.make('api.jwt')
-  const token = await jwt.issue(user, { userAgent: ctx.request.header('user-agent') ?? null, ip: ctx.request.ip() }, [...EMAIL_AMR])
-  manager.events.emit('auth:token_issued', eventBase(ctx, 'jwt', user))
-  manager.events.emit('auth:login_succeeded', { ...eventBase(ctx, 'jwt', user), method: 'email_code' })
-  return { data: token }
+  // The login flow: a TOTP user gets 401 E_MFA_REQUIRED with an mfa_token, answered on
+  // <authRoute>/two-factor (amr ['email', 'otp']); otherwise the token, amr ['email'].
+  return finishApiLogin(ctx, { user, method: 'email_code', amr: EMAIL_AMR })
 }

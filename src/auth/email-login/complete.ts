@@ -1,10 +1,10 @@
 /**
  * @module auth/email-login/complete
- * Finishes a sign-in by a used link or code, the way every login finishes: the account (created
- * on first use with `register`), the address marked verified, the second factor (a TOTP user is
- * handed to `/two-factor-challenge`, or gets `E_MFA_REQUIRED` on the API), then the web guard's
- * login (new session id and CSRF token, device cookie), amr `['email']`, no password
- * confirmation, and `auth:login_succeeded` with `method` `email_link` or `email_code`.
+ * Finishes a sign-in by a used link or code: the account (created on first use with `register`),
+ * the address marked verified, then the login flow (auth/login): the second factor (a TOTP user
+ * is handed to `/two-factor-challenge`, or gets `E_MFA_REQUIRED` on the API), the guard's login,
+ * amr `['email']`, no password confirmation, `auth:login_succeeded` with `method` `email_link`
+ * or `email_code`.
  *
  * An unverified account is claimed, not joined: whoever registered the address before may not
  * own it, so, in one transaction, the address is verified and the password, passkeys, TOTP
@@ -15,11 +15,7 @@ import { db } from '../../database/database-manager.js'
 import { eventBase } from '../events.js'
 import { normalizeEmail } from '../email.js'
 import { isVerified } from '../accounts/verification.js'
-import { knownDeviceOf } from '../guards/web/guard.js'
-import { PASSWORD_CONFIRMED_AT } from '../middleware/password-confirm-middleware.js'
-import { setSessionAmr } from '../two-factor/amr.js'
-import { SecondFactorRequiredError } from '../two-factor/errors.js'
-import { PENDING_LOGIN_KEY } from '../two-factor/pending-login.js'
+import { finishWebLogin } from '../login/flow.js'
 import { randomToken } from '../../support/random-token.js'
 import type { ModelUser } from '../user-providers/model-user-provider.js'
 import type { EmailLogin } from './email-login.js'
@@ -93,39 +89,12 @@ export async function verifyAddress(service: EmailLogin, account: Account): Prom
   if (fresh) account.user = fresh as ModelUser
 }
 
-/**
- * Runs the second-factor challenge for a web sign-in: null when the login may finish now (amr to
- * record), or 'challenge' when the pending login waits on `/two-factor-challenge`.
- */
-async function secondFactor(ctx: HttpContext, user: ModelUser): Promise<readonly string[] | 'challenge'> {
-  const manager = ctx.auth.manager
-  delete ctx.state.loginAmr
-  try {
-    await manager.challenge(ctx, ctx.auth.guardName, user)
-  } catch (error) {
-    if (!(error instanceof SecondFactorRequiredError) || !ctx.hasSession) throw error
-    // The pending login remembers it was made by e-mail: its second step records amr ['email', 'otp'].
-    const pending = ctx.session.get<Record<string, unknown>>(PENDING_LOGIN_KEY)
-    if (pending && typeof pending === 'object') ctx.session.put(PENDING_LOGIN_KEY, { ...pending, amr: [...EMAIL_AMR] })
-    return 'challenge'
-  }
-  return ctx.state.loginAmr ? EMAIL_OTP_AMR : EMAIL_AMR
-}
-
-/** Logs `account` in on the web guard (see the module comment): where to go next. */
+/** Signs `account` in on the web through the login flow (see the module comment): where to go next. */
 export async function completeWebSignIn(ctx: HttpContext, service: EmailLogin, account: Account, method: SignInMethod): Promise<'challenge' | 'done'> {
   await verifyAddress(service, account)
   const { user } = account
   if (account.created) service.manager.events.emit('auth:registered', { ...eventBase(ctx, ctx.auth.guardName, user), method: 'email' })
-  const amr = await secondFactor(ctx, user)
-  if (amr === 'challenge') return 'challenge'
-  const manager = ctx.auth.manager
-  // Read before login(): whether this browser knew the account (the "new device" e-mail).
-  const knownDevice = (await knownDeviceOf(ctx, manager.deviceRevocations, user.getKey())) !== null
-  await ctx.auth.resolve().login(user)
-  // An e-mail is not a typed password: `password.confirm` still asks for one.
-  if (ctx.hasSession) ctx.session.forget(PASSWORD_CONFIRMED_AT)
-  setSessionAmr(ctx, [...amr])
-  manager.events.emit('auth:login_succeeded', { ...eventBase(ctx, ctx.auth.guardName, user), knownDevice, method })
-  return 'done'
+  // amr ['email'] (['email', 'otp'] after the second step); an e-mail is not a typed password.
+  const outcome = await finishWebLogin(ctx, { user, method, amr: EMAIL_AMR })
+  return outcome.status === 'challenge' ? 'challenge' : 'done'
 }

@@ -16,6 +16,7 @@ import type { HttpContext } from '../../http/context.js'
 import type { Mailer } from '../../mail/index.js'
 import type { AuthManager } from '../auth-manager.js'
 import { normalizeEmail } from '../email.js'
+import { eventBase } from '../events.js'
 import { Budget } from '../throttle/budget.js'
 import { clientKey } from '../throttle/client-key.js'
 import { ModelUserProvider, type ModelUser } from '../user-providers/model-user-provider.js'
@@ -114,7 +115,7 @@ export class EmailLogin {
     const codeKey = this.#perCode.key(row ? `row:${row.token_hash}` : `none:${address}`)
     if ((await this.#perCode.take(codeKey)) !== null) {
       if (row) await this.store.endCode(row)
-      return { kind: 'invalid' }
+      return this.#refused(ctx)
     }
     for (const budget of this.#perAddress) {
       const wait = await budget.take(budget.key(address))
@@ -124,7 +125,13 @@ export class EmailLogin {
     const wait = await ip.take(ip.key(clientKey(ctx.request.ip())))
     if (wait !== null) return { kind: 'throttled', retryAfter: wait }
     const used = await this.store.consumeCode(address, wellFormed ? code : '000000', row)
-    return used ? { kind: 'ok', row: used } : { kind: 'invalid' }
+    return used ? { kind: 'ok', row: used } : this.#refused(ctx)
+  }
+
+  /** A refused code: `auth:login_code_failed` (the metrics and the audit log count them). */
+  #refused(ctx: HttpContext): CodeOutcome {
+    this.manager.events.emit('auth:login_code_failed', eventBase(ctx, this.manager.defaultGuard, null))
+    return { kind: 'invalid' }
   }
 
   /** A link of `address` was used: its codes may be answered again. */

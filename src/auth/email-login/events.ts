@@ -8,5 +8,7 @@ declare module '../../events/event-map.js' {
   interface EventMap {
     /** A sign-in link and code mailed; `user` is null when the first use registers. */
     'auth:login_link_sent': AuthEventBase
+    /** A sign-in code refused as wrong, used up or expired; `user` is null. */
+    'auth:login_code_failed': AuthEventBase
   }
 }

@@ -21,7 +21,7 @@ export const emailLoginFeature = defineFeature({
       { attempts: 20, minutes: 24 * 60 },
     ],
   },
-  events: { 'auth:login_link_sent': 'info' },
+  events: { 'auth:login_link_sent': 'info', 'auth:login_code_failed': 'info' },
   routes: () => [
     // A mailed link's GET (and HEAD) only shows a page; its button POSTs to the same path.
     Route.get('/login/email', 'auth/EmailLoginController@show').name('login.email'),

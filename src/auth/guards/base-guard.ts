@@ -13,6 +13,9 @@ import type { AuthUser, CredentialUserProvider } from '../types.js'
 import { eventBase } from '../events.js'
 import { PasswordResetRequiredError } from '../errors.js'
 import { isPasswordLocked } from '../accounts/password-lock.js'
+import { SecondFactorRequiredError } from '../login/errors.js'
+import { finishGuardLogin, PASSWORD_AMR } from '../login/flow.js'
+import type { LoginAttempt } from '../login/types.js'
 import type { Guard } from './guard.js'
 
 /**
@@ -87,7 +90,24 @@ export abstract class BaseGuard<User extends AuthUser = AuthUser> implements Gua
     return this.#user
   }
 
+  /**
+   * A password login through the login flow (method `password`, amr `['pwd']`): the user, logged
+   * in, or null. A user with a second factor is held back: `SecondFactorRequiredError` (401
+   * `E_MFA_REQUIRED`; on the web the pending login waits in the session).
+   */
   async attempt(identifier: unknown, password: unknown): Promise<User | null> {
+    const user = await this.verifyCredentials(identifier, password)
+    if (!user) return null
+    await this.completeLogin({ user, method: 'password', amr: PASSWORD_AMR })
+    return user
+  }
+
+  /**
+   * Checks the credentials (budgets, fair hashing) without logging in: the user, or null after
+   * `auth:login_failed`. Throws 429 (after `auth:throttled`), 422 for oversized input, and
+   * `PasswordResetRequiredError` for a password locked by "This wasn't me".
+   */
+  async verifyCredentials(identifier: unknown, password: unknown): Promise<User | null> {
     const { verifier, provider, events } = this.deps
     const { request } = this.ctx
     let result
@@ -118,14 +138,17 @@ export abstract class BaseGuard<User extends AuthUser = AuthUser> implements Gua
       events.emit('auth:login_failed', eventBase(this.ctx, this.name, result.user))
       throw new PasswordResetRequiredError()
     }
-    // A registered step (a second factor) may hold the login back by throwing.
-    await this.deps.challenge?.(this.ctx, this.name, result.user)
-    // Read before login(): the request's own cookies tell whether this browser knew the account.
-    const knownDevice = await this.knownDevice(result.user.getKey())
-    await this.login(result.user)
-    const base = eventBase(this.ctx, this.name, result.user)
-    events.emit('auth:login_succeeded', knownDevice === undefined ? base : { ...base, knownDevice })
     return result.user
+  }
+
+  /**
+   * Logs `attempt.user` in through the login flow (see auth/login/flow): the second factor for the
+   * methods that have one, the login, the session's state, `auth:login_succeeded` (not with
+   * `event: false`). Throws `SecondFactorRequiredError` when the login waits for its second step.
+   */
+  async completeLogin(attempt: LoginAttempt, options: { event?: boolean } = {}): Promise<void> {
+    const outcome = await finishGuardLogin(this.ctx, this, this.deps, attempt, options)
+    if ('status' in outcome && outcome.status === 'challenge') throw new SecondFactorRequiredError()
   }
 
   /**
@@ -133,7 +156,7 @@ export abstract class BaseGuard<User extends AuthUser = AuthUser> implements Gua
    * guard's device cookie); undefined for guards without devices. Sent as `knownDevice` on
    * `auth:login_succeeded` (the "new device" security e-mail).
    */
-  protected knownDevice(_accountId: unknown): boolean | undefined | Promise<boolean | undefined> {
+  knownDevice(_accountId: unknown): boolean | undefined | Promise<boolean | undefined> {
     return undefined
   }
 
@@ -158,11 +181,14 @@ export abstract class BaseGuard<User extends AuthUser = AuthUser> implements Gua
     return new ValidationError({ [field]: [`The ${field} field must not be greater than ${MAX_IDENTIFIER_BYTES} bytes.`] })
   }
 
+  /**
+   * The app's own login of the user with that primary key, through the login flow (method `id`,
+   * amr `[]`): never challenged, since the app vouches for it; `mfa` routes ask for a step-up.
+   */
   async attemptById(id: unknown): Promise<User | null> {
     const user = await this.deps.provider.findById(id)
     if (!user) return null
-    await this.login(user)
-    this.deps.events.emit('auth:login_succeeded', eventBase(this.ctx, this.name, user))
+    await this.completeLogin({ user, method: 'id', amr: [] })
     return user
   }
 

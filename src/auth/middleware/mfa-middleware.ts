@@ -17,7 +17,7 @@ import { refererPath, sameSitePath } from '../../http/response.js'
 import { db } from '../../database/database-manager.js'
 import { UnauthorizedError } from '../errors.js'
 import type { AuthUser } from '../types.js'
-import { hasSecondFactor, MFA_INTENDED, sessionAmr } from '../two-factor/amr.js'
+import { hasSecondFactor, MFA_INTENDED, sessionAmr } from '../login/amr.js'
 import { MfaRequiredError } from '../two-factor/errors.js'
 import { assertGuard } from './assert-guard.js'
 

@@ -14,7 +14,7 @@ import { Middleware } from '../../http/middleware.js'
 import type { HttpContext } from '../../http/context.js'
 import { UnauthorizedError } from '../errors.js'
 import type { AuthUser } from '../types.js'
-import { hasSecondFactor, secondFactorRecent } from '../two-factor/amr.js'
+import { hasSecondFactor, secondFactorRecent } from '../login/amr.js'
 import { hasFactor, loginAmr, stepUp } from './mfa-middleware.js'
 import { assertGuard } from './assert-guard.js'
 

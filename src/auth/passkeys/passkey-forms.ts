@@ -37,14 +37,14 @@ import { sameSitePath } from '../../http/response.js'
 import { eventBase } from '../events.js'
 import { clientKey } from '../throttle/client-key.js'
 import { formatWhen } from '../accounts/device-forms.js'
-import { PASSWORD_CONFIRMED_AT } from '../middleware/password-confirm-middleware.js'
-import { knownDeviceOf, rotateCurrentLogin, WebGuard } from '../guards/web/guard.js'
+import { finishWebLogin } from '../login/flow.js'
+import { rotateCurrentLogin } from '../guards/web/guard.js'
 import { MFA_INTENDED, stepUpIfEnrolled } from '../middleware/mfa-middleware.js'
 import { requireRecentSecondFactor } from '../middleware/mfa-recent-middleware.js'
 import { refuseUnverified } from '../middleware/verified-middleware.js'
 import { PENDING_LOGIN_KEY } from '../two-factor/pending-login.js'
 import { ModelUserProvider } from '../user-providers/model-user-provider.js'
-import { markSecondFactor, sessionAmr, setSessionAmr } from '../two-factor/amr.js'
+import { markSecondFactor, sessionAmr, setSessionAmr } from '../login/amr.js'
 import type { AuthUser } from '../types.js'
 import { credentialIn, PASSKEY_NAME_MAX, type Passkey, type PasskeyRefusal, type Passkeys } from './passkeys.js'
 import { PasskeyInvalidError, PasskeyLoginFailedError, PasskeyWrongAccountError } from './errors.js'
@@ -238,7 +238,6 @@ export const PasskeyForms = {
   /** POST /passkeys/login: `response` (the browser's answer) and `next`; `{ redirect }` once logged in. */
   async login(ctx: HttpContext): Promise<unknown> {
     const { request } = ctx
-    const manager = ctx.auth.manager
     const body = (request.body ?? {}) as Record<string, unknown>
 
     // One slot per answer, on the per-address budget password attempts use too.
@@ -263,27 +262,20 @@ export const PasskeyForms = {
       // and new login and remember-me tokens for the raised assurance, the same login, then the page
       // `mfa` stopped.
       target ??= takeSessionPath(ctx, MFA_INTENDED)
+      setSessionAmr(ctx, [...new Set([...sessionAmr(ctx), 'webauthn'])])
       await rotateCurrentLogin(ctx)
       if (ctx.hasSession) ctx.session.regenerate()
-      setSessionAmr(ctx, [...new Set([...sessionAmr(ctx), 'webauthn'])])
       markSecondFactor(ctx)
     } else {
       // A password login waiting for its second step in this browser is replaced by this login;
       // its `next`, and its "remember me" when it was for the same account, carry over.
       const pending = takePendingLogin(ctx)
       target ??= sameSitePath(pending?.next)
-      // Read before login(): whether this browser has logged into the account before.
-      const knownDevice = (await knownDeviceOf(ctx, manager.deviceRevocations, owner.getKey())) !== null
-      await ctx.auth.login(owner)
-      if (pending?.remember === true && String(pending.userId) === String(owner.getKey())) {
-        const guard = ctx.auth.resolve()
-        if (guard instanceof WebGuard) await guard.remember()
-      }
-      // A passkey is not a typed password: `password.confirm` still asks for one.
-      if (ctx.hasSession) ctx.session.forget(PASSWORD_CONFIRMED_AT)
-      setSessionAmr(ctx, ['webauthn'])
-      markSecondFactor(ctx)
-      manager.events.emit('auth:login_succeeded', { ...eventBase(ctx, ctx.auth.guardName, owner), knownDevice })
+      // The login flow: amr ['webauthn'] (two factors already, never challenged), not a typed
+      // password (`password.confirm` still asks for one).
+      const remember = pending?.remember === true && String(pending.userId) === String(owner.getKey())
+      const outcome = await finishWebLogin(ctx, { user: owner, method: 'passkey', amr: ['webauthn'], remember, next: target ?? null })
+      target = outcome.redirect
     }
     ctx.response.header('Cache-Control', 'no-store')
     return { redirect: target ?? '/home' }

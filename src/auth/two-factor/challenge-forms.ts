@@ -6,8 +6,9 @@
  *   pending login (a correct password waiting, see pending-login), or, for a logged-in user whose
  *   login has no second factor yet, a step-up that `mfa` sent there. Neither: 302 /login.
  * - `POST /two-factor-challenge` (`code` or `recovery_code`, `trust`): a right answer finishes the
- *   pending login exactly as a password login would (web guard login, new session id, "remember
- *   me", `next`, `auth:login_succeeded`) with amr `['pwd', 'otp']`, or adds `otp` to a logged-in
+ *   pending login through the login flow (web guard login, new session id, "remember me", `next`,
+ *   `auth:login_succeeded` with the first step's method) with amr `['pwd', 'otp']` (an e-mailed
+ *   link or code: `['email', 'otp']`), or adds `otp` to a logged-in
  *   user's amr and goes back to the page `mfa` stopped. A wrong one: 302 back with an error and
  *   `auth:two_factor_failed`. Every answer takes a slot of the `two_factor` budget of the pending
  *   login and one of the user (so starting a new login does not start a new budget); a browser
@@ -23,8 +24,8 @@ import { db } from '../../database/database-manager.js'
 import { eventBase } from '../events.js'
 import { AUTH_MESSAGES } from '../messages.js'
 import type { AuthUser } from '../types.js'
-import { WebGuard, knownDeviceOf, rotateCurrentLogin } from '../guards/web/guard.js'
-import { PASSWORD_CONFIRMED_AT } from '../middleware/password-confirm-middleware.js'
+import { knownDeviceOf, rotateCurrentLogin } from '../guards/web/guard.js'
+import { finishWebSecondStep } from '../login/flow.js'
 import { MFA_INTENDED } from '../middleware/mfa-middleware.js'
 import { ModelUserProvider } from '../user-providers/model-user-provider.js'
 import { hasSecondFactor, markSecondFactor, secondFactorRecent, sessionAmr, setSessionAmr } from './amr.js'
@@ -40,7 +41,7 @@ export const CHALLENGE_MESSAGES = {
   passkeyOnly: 'Codes are not accepted here: use a passkey.',
 } as const
 
-/** The amr of a login finished with a TOTP or recovery code. */
+/** The amr of a password login finished with a TOTP or recovery code. */
 export const SECOND_STEP_AMR: readonly string[] = ['pwd', 'otp']
 
 const TRUE_VALUES = ['1', 'on', 'true', 'yes']
@@ -218,28 +219,14 @@ export const TwoFactorChallengeForms = {
     const trust = TRUE_VALUES.includes(text(request.post('trust')))
     let target: string
     if (subject.kind === 'pending') {
-      const { login } = subject
-      services(ctx).pending.forget(ctx)
-      const guard = ctx.auth.resolve(login.guard)
-      // Read before login(): whether this browser knew the account (the "new device" e-mail).
-      const knownDevice = (await knownDeviceOf(ctx, manager.deviceRevocations, userId)) !== null
-      await guard.login(user)
-      // A pending login started by an e-mailed link or code (`amr` ['email']) typed no password.
-      const byEmail = (login as { amr?: unknown }).amr !== undefined
-      // The password was typed when the pending login started: that is when it was confirmed.
-      if (!byEmail) ctx.session.put(PASSWORD_CONFIRMED_AT, login.createdAt)
-      setSessionAmr(ctx, byEmail ? ['email', 'otp'] : [...SECOND_STEP_AMR])
-      markSecondFactor(ctx)
-      if (login.remember && guard instanceof WebGuard) await guard.remember()
-      manager.events.emit('auth:login_succeeded', { ...eventBase(ctx, login.guard, user), knownDevice })
-      target = login.next ?? '/home'
+      // The login flow finishes the pending login: its method's amr plus `otp`, "remember me", `next`.
+      target = await finishWebSecondStep(ctx, subject.login, user)
     } else {
       // A step-up: the same login, now with a second factor, under a new session id and new
-      // login and remember-me tokens.
-      const amr = [...new Set([...sessionAmr(ctx), 'otp'])]
+      // login and remember-me tokens (which carry the raised amr).
+      setSessionAmr(ctx, [...new Set([...sessionAmr(ctx), 'otp'])])
       await rotateCurrentLogin(ctx)
       ctx.session.regenerate()
-      setSessionAmr(ctx, amr)
       markSecondFactor(ctx)
       target = intended(ctx)
     }

@@ -7,18 +7,10 @@
  * - `MfaRequiredError` (403): a route behind `mfa` asked for as JSON by a login without a second
  *   factor (a page gets a 302 instead).
  */
-import { UnauthorizedError } from '../../http/errors.js'
 import { HttpError } from '../../http/http-error.js'
 
-export class SecondFactorRequiredError extends UnauthorizedError {
-  /** The single-use token of the API's second step; undefined for a web login (the session holds it). */
-  readonly mfaToken: string | undefined
-
-  constructor(mfaToken?: string, message = 'A second factor is required to finish this login.') {
-    super(message, { code: 'E_MFA_REQUIRED', details: mfaToken === undefined ? undefined : { mfa_token: mfaToken } })
-    this.mfaToken = mfaToken
-  }
-}
+// The login flow's (it holds a login back with it); listed here with the feature's errors.
+export { SecondFactorRequiredError } from '../login/errors.js'
 
 export class MfaRequiredError extends HttpError {
   constructor(message = 'This action needs a login with a second factor.') {

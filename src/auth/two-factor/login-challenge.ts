@@ -7,12 +7,14 @@
  *   `SecondFactorRequiredError` (401 `E_MFA_REQUIRED`) thrown, which the login form answers with a
  *   302 to `/two-factor-challenge`.
  * - JWT guard: a single-use `mfa_token` (5 minutes, `auth_challenges`) is made and thrown with the
- *   401, to be answered on `POST <authRoute>/two-factor`.
+ *   401, to be answered on `POST <authRoute>/two-factor`; its purpose names the first step's
+ *   method (see login/flow `mfaPurposeOf`), so the second step keeps that method's amr.
  * - Any other guard cannot finish a second step: 401 `E_MFA_REQUIRED`.
  */
 import type { Application } from '../../foundation/application.js'
 import type { LoginChallenge } from '../guards/base-guard.js'
 import { SecondFactorRequiredError } from './errors.js'
+import { mfaPurposeOf } from '../login/flow.js'
 import { passwordFingerprint, type PendingLogins } from './pending-login.js'
 import type { TrustedDevices } from './trusted-devices.js'
 
@@ -35,7 +37,7 @@ export function twoFactorLoginChallenge(app: Application, pending: PendingLogins
     if (!(await app.make('auth.two_factor').isEnabled(userId))) return
     const driver = ctx.auth.resolve(guardName).driverName
     if (driver === 'jwt') {
-      const token = await app.make('auth.challenges').create('mfa', userId, MFA_TOKEN_SECONDS)
+      const token = await app.make('auth.challenges').create(mfaPurposeOf(ctx), userId, MFA_TOKEN_SECONDS)
       throw new SecondFactorRequiredError(token)
     }
     if (driver === 'session' && ctx.hasSession) {

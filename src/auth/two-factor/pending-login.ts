@@ -9,11 +9,13 @@
  */
 import type { HttpContext } from '../../http/context.js'
 import type { AuthUser } from '../types.js'
+import type { LoginMethod } from '../login/types.js'
+import { PENDING_LOGIN_KEY } from '../login/amr.js'
 import { ModelUserProvider, type ModelUser } from '../user-providers/model-user-provider.js'
 import { randomToken, sha256Hex } from '../tokens/index.js'
 
-/** Session key of the pending login. */
-export const PENDING_LOGIN_KEY = 'auth.two_factor.pending'
+/** Session key of the pending login (the login flow's state). */
+export { PENDING_LOGIN_KEY }
 /** How long a pending login waits for its second step. */
 export const PENDING_LOGIN_SECONDS = 5 * 60
 
@@ -29,6 +31,11 @@ export interface PendingLogin {
   createdAt: number
   /** `passwordFingerprint` of the user when the password was typed. */
   password: string | null
+  /** How the first step was proven, and its amr (the login flow; absent: a password, `['pwd']`). */
+  method?: LoginMethod
+  amr?: string[]
+  /** Fields for `auth:login_succeeded` once the step is answered. */
+  details?: Record<string, unknown>
 }
 
 /**

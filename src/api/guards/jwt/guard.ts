@@ -127,9 +127,12 @@ export class JwtGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     return bearerToken(this.ctx.request) === undefined ? new TokenMissingError() : new TokenInvalidError()
   }
 
-  /** Issues a token for `user` (replacing its current one); it is left in `guard.token`. */
-  async login(user: User): Promise<void> {
-    this.token = await this.#deps.jwt.issue(user, { userAgent: this.ctx.request.header('user-agent') ?? null, ip: this.ctx.request.ip() })
+  /**
+   * Issues a token for `user` (replacing its current one) carrying `amr` (default `['pwd']`); it
+   * is left in `guard.token`. The login flow calls it (auth/login).
+   */
+  async login(user: User, amr?: readonly string[]): Promise<void> {
+    this.token = await this.#deps.jwt.issue(user, { userAgent: this.ctx.request.header('user-agent') ?? null, ip: this.ctx.request.ip() }, amr)
     this.setUser(user)
     this.#deps.events.emit('auth:token_issued', eventBase(this.ctx, this.name, user))
   }

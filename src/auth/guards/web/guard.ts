@@ -7,7 +7,7 @@
  * regenerates the session (new id, new CSRF token); logout deletes this device's row, clears the
  * cookie and invalidates the session, so a replayed old cookie is logged out.
  *
- * A login with a password also sets `trowel_device` (signed with APP_KEY, HttpOnly,
+ * Every login (see auth/login, the one flow that calls `login`) also sets `trowel_device` (signed with APP_KEY, HttpOnly,
  * SameSite=Lax, Secure over HTTPS, one year): a random device id and the account it logged into.
  * Checking it needs no database (the signature is the proof); a later attempt on that account
  * from this browser is counted on the device's own budget, so a flood against the account from
@@ -19,8 +19,10 @@
  * requests) and a fresh login made for it; a token replaced less than `remember_reuse_window`
  * seconds ago (default 10: another tab, a lost answer) restores the login its successor holds, for
  * that request; any other token of a known series is theft: the series and its login end, both
- * cookies are cleared and `auth:remember_reuse` is emitted. Such a login never counts as a typed
- * password for `password.confirm`; a password login (`attempt`) does.
+ * cookies are cleared and `auth:remember_reuse` is emitted. A restore ends in the login flow
+ * (`method: 'remember'`): the amr the cookie kept beside its token (the value is
+ * `<series>.<token>.<amr>`, signed), the device cookie, `auth:login_succeeded`. Such a login never
+ * counts as a typed password for `password.confirm`; a password login does.
  *
  * `rotate()` replaces this browser's login token and remember-me token in place (a password
  * change, "log out other devices", a completed step-up): the user stays logged in with what the
@@ -39,11 +41,12 @@ import { eventBase } from '../../events.js'
 import { BaseGuard } from '../base-guard.js'
 import { randomToken } from '../../../support/random-token.js'
 import { sha256Hex } from '../../tokens/index.js'
-import { CONFIRM_INTENDED, markPasswordConfirmed, PASSWORD_CONFIRMED_AT } from '../../middleware/password-confirm-middleware.js'
+import { CONFIRM_INTENDED, PASSWORD_CONFIRMED_AT } from '../../middleware/password-confirm-middleware.js'
 import { AUTH_COOKIE, REMEMBER_COOKIE, type WebGuardDependencies } from './types.js'
 import type { DeviceRevocations } from '../../inventory/device-cookies.js'
-import { AMR_SESSION_KEY, MFA_INTENDED, SECOND_FACTOR_AT } from '../../two-factor/amr.js'
+import { AMR_SESSION_KEY, MFA_INTENDED, SECOND_FACTOR_AT, sessionAmr } from '../../login/amr.js'
 import { NEW_CODES_KEY, TOTP_PENDING_KEY } from '../../two-factor/pending-secret.js'
+import { finishRestoredLogin } from '../../login/flow.js'
 
 /** The known-device cookie: `<random device id>.<base64url of the account's primary key>.<issued at, epoch seconds>`, signed. */
 export const DEVICE_COOKIE = 'trowel_device'
@@ -75,6 +78,28 @@ export async function knownDeviceOf(ctx: HttpContext, devices: DeviceRevocations
   if (cookie === null || cookie.account !== String(accountId)) return null
   if (devices && !(await devices.isCurrent(accountId, cookie.issuedAt))) return null
   return cookie.device
+}
+
+/** One amr value as the remember-me cookie may carry it (RFC 8176 names are short, lowercase). */
+const AMR_VALUE = /^[a-z]{2,16}$/
+
+/**
+ * The remember-me cookie's value: the repository's `<series>.<token>`, then `.` and the amr of
+ * the login it was made for (comma-separated; none: nothing added). The cookie is signed with
+ * APP_KEY, so the amr a restore brings back is the one stored with the token, never one the
+ * browser chose.
+ */
+function rememberCookieValue(value: string, amr: readonly string[]): string {
+  const kept = amr.filter((x) => AMR_VALUE.test(x))
+  return kept.length === 0 ? value : `${value}.${kept.join(',')}`
+}
+
+/** The repository's part and the amr of a remember-me cookie (see rememberCookieValue). */
+function readRememberCookie(cookie: string | undefined): { value: string; amr: string[] } | undefined {
+  if (cookie === undefined) return undefined
+  const [series, token, amr, ...rest] = cookie.split('.')
+  if (amr === undefined || rest.length > 0) return { value: cookie, amr: [] }
+  return { value: `${series}.${token}`, amr: [...new Set(amr.split(',').filter((x) => AMR_VALUE.test(x)))] }
 }
 
 /**
@@ -133,38 +158,26 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
   }
 
   /**
-   * A password login also marks this browser as a known device of the account (`trowel_device`),
-   * and counts as a password confirmation (`password.confirm`), recorded in the session the login
-   * has just regenerated.
-   */
-  override async attempt(identifier: unknown, password: unknown): Promise<User | null> {
-    const user = await super.attempt(identifier, password)
-    if (user) {
-      this.#rememberDevice(user)
-      markPasswordConfirmed(this.ctx)
-    }
-    return user
-  }
-
-  /**
    * Keeps this device logged in across browser restarts: starts a "remember me" series holding the
    * login just made (`trowel_remember`, Max-Age `GUARDS.web.remember_lifetime`). Call it after a
    * login; false (nothing done) when the `remember_me` feature is off or nobody is logged in.
+   * `amr` (default: the session's) is how that login was made: a restore brings it back.
    */
-  async remember(): Promise<boolean> {
+  async remember(amr?: readonly string[]): Promise<boolean> {
     const remember = this.#deps.remember
     const user = this.user
     if (!remember || !user || !this.#loginToken) return false
     const value = await remember.create(user.getKey(), sha256Hex(this.#loginToken))
-    this.ctx.response.cookie(REMEMBER_COOKIE, value, { maxAge: remember.maxAgeSeconds })
+    this.ctx.response.cookie(REMEMBER_COOKIE, rememberCookieValue(value, amr ?? sessionAmr(this.ctx)), { maxAge: remember.maxAgeSeconds })
     return true
   }
 
   /** The user a `trowel_remember` cookie logs in for this request, or null (see the module comment). */
   async #restore(): Promise<User | null> {
     const remember = this.#deps.remember
-    const cookie = remember ? this.ctx.request.cookie(REMEMBER_COOKIE) : undefined
-    if (!remember || !cookie) return null
+    const presented = remember ? readRememberCookie(this.ctx.request.cookie(REMEMBER_COOKIE)) : undefined
+    if (!remember || !presented) return null
+    const cookie = presented.value
     const { request, response } = this.ctx
     let found = await remember.find(cookie)
     if (found.state === 'current') {
@@ -181,13 +194,16 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
         if (found.row.login_token_hash) await remember.endLogin(found.row.login_token_hash)
         this.#loginToken = login
         response.cookie(AUTH_COOKIE, login)
-        response.cookie(REMEMBER_COOKIE, rotated, { maxAge: remember.maxAgeSeconds })
+        response.cookie(REMEMBER_COOKIE, rememberCookieValue(rotated, presented.amr), { maxAge: remember.maxAgeSeconds })
         if (this.ctx.hasSession) {
           // A new login: a new session id and CSRF token. It is not a typed password.
           this.ctx.session.regenerate()
           this.#bindSession(login)
         }
+        this.#rememberDevice(user)
         this.ctx.app.log.info('auth.remembered', { user_id: user.getKey(), ip: request.ip(), request_id: request.id })
+        // The login flow's end of a restore: the amr stored with the token, `auth:login_succeeded`.
+        await finishRestoredLogin(this.ctx, this.name, this.#deps.events, user, presented.amr)
         return user
       }
       // Another request presenting the same token rotated it first: read again (normally `grace`).
@@ -247,7 +263,7 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     for (const key of LOGIN_BOUND_KEYS) if (session.has(key)) session.forget(key)
   }
 
-  protected override async knownDevice(accountId: unknown): Promise<boolean> {
+  override async knownDevice(accountId: unknown): Promise<boolean> {
     return (await this.deviceFor(accountId)) !== null
   }
 
@@ -263,7 +279,8 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     this.ctx.response.cookie(DEVICE_COOKIE, `${device}.${account}.${issuedAt}`, { maxAge: DEVICE_COOKIE_MAX_AGE })
   }
 
-  async login(user: User): Promise<void> {
+  /** Logs `user` in on this browser (see the module comment); the login flow calls it (auth/login). */
+  async login(user: User, _amr?: readonly string[]): Promise<void> {
     const { request, response } = this.ctx
     const previous = this.#loginToken ?? request.cookie(AUTH_COOKIE)
     if (previous) await this.#deps.tokens.revoke(previous)
@@ -310,13 +327,14 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
       this.ctx.session.put(LOGIN_BINDING_KEY, sha256Hex(token))
     }
     const remember = this.#deps.remember
-    const cookie = remember ? request.cookie(REMEMBER_COOKIE) : undefined
+    const cookie = remember ? readRememberCookie(request.cookie(REMEMBER_COOKIE))?.value : undefined
     if (remember && cookie !== undefined) {
       const found = await remember.find(cookie)
       if ((found.state === 'current' || found.state === 'grace') && String(found.row.user_id) === String(user.getKey())) {
         const value = await remember.replaceSeries(found, sha256Hex(token))
         const left = Math.round(((new Date(found.row.expires_at as string | number | Date).getTime() || Date.now()) - Date.now()) / 1000)
-        if (value) response.cookie(REMEMBER_COOKIE, value, { maxAge: Math.max(1, Math.min(left, remember.maxAgeSeconds)) })
+        // The login's amr now (a step-up rotates after recording its factor).
+        if (value) response.cookie(REMEMBER_COOKIE, rememberCookieValue(value, sessionAmr(this.ctx)), { maxAge: Math.max(1, Math.min(left, remember.maxAgeSeconds)) })
       }
     }
     this.ctx.app.log.info('auth.login_rotated', { user_id: user.getKey(), request_id: request.id })
@@ -337,7 +355,7 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
 
   /** Ends the "remember me" series this request's cookie names, and clears the cookie. */
   async #forgetRemembered(): Promise<void> {
-    const cookie = this.ctx.request.cookie(REMEMBER_COOKIE)
+    const cookie = readRememberCookie(this.ctx.request.cookie(REMEMBER_COOKIE))?.value
     if (cookie === undefined) return
     if (this.#deps.remember) await this.#deps.remember.forget(cookie)
     this.ctx.response.clearCookie(REMEMBER_COOKIE)

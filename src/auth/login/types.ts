@@ -1,0 +1,52 @@
+/**
+ * @module auth/login/types
+ * The shapes of the login flow (see flow.ts): how a login was proven (`LoginMethod`), what a
+ * method hands the flow once it has proven who the user is (`LoginAttempt`), and the flow's
+ * answers. Types only: guards and features import them without importing the flow.
+ */
+import type { AuthUser } from '../types.js'
+
+/** How a login was proven; sent as `method` on `auth:login_succeeded`. */
+export type LoginMethod = 'password' | 'passkey' | 'social' | 'email_link' | 'email_code' | 'remember' | 'id'
+
+export interface LoginAttempt {
+  /** Already proven by the method. */
+  user: AuthUser
+  method: LoginMethod
+  /** RFC 8176 method references of what was shown: `['pwd']`, `['social']`, `['email']`, `['webauthn']`, `[]`. */
+  amr: readonly string[]
+  /** "Remember me" was asked (honoured with the `remember_me` feature, web only). */
+  remember?: boolean
+  /** A same-site path to land on (web only; default `/home`). */
+  next?: string | null
+  /** Extra fields for `auth:login_succeeded` (`provider`, ...); never secrets. */
+  details?: Record<string, unknown>
+}
+
+/** A login held back for its second step, as the session keeps it (two-factor's `PendingLogin`). */
+export interface HeldLogin {
+  userId: string | number
+  guard: string
+  remember: boolean
+  next: string | null
+  /** When the first step was proven (epoch ms): a password's confirmation time. */
+  createdAt: number
+  method?: LoginMethod
+  amr?: string[]
+  details?: Record<string, unknown>
+}
+
+/** What a web login came to: logged in (go to `redirect`), or waiting for its second factor. */
+export type WebLoginOutcome = { status: 'logged_in'; redirect: string } | { status: 'challenge'; redirect: '/two-factor-challenge' }
+
+/** The API's token response. */
+export interface TokenResponseBody {
+  data: string
+}
+
+declare module '../../http/context.js' {
+  interface RequestState {
+    /** The attempt a login challenge is run for (the API's `mfa_token` keeps its method and amr). */
+    loginAttempt?: LoginAttempt
+  }
+}
