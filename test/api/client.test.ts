@@ -87,7 +87,16 @@ describe('trowel/client against a real app', () => {
     assert.match(r.stdout, /Created client\/api\.ts/)
     const source = app.read('client/api.ts')
     for (const path of ['"/api/me"', '"/api/echo"', '"/api/auth"', '"/api/reauth"']) assert.ok(source.includes(path), path)
-    const tsc = runNode([join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '--strict', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', 'client/api.ts'], { cwd: app.dir })
+    // Its helpers give exact bodies where the document has them (the token routes).
+    app.write('client/check.ts', `import type { Answer, Body } from './api.js'
+export const ok: Answer<'/api/auth', 'post'> = { data: 'token' }
+// @ts-expect-error: the token is a string
+export const bad: Answer<'/api/auth', 'post'> = { data: 1 }
+export const body: Body<'/api/auth', 'post'> = { username: 'a@example.com', password: 'x' }
+// @ts-expect-error: the password is required
+export const missing: Body<'/api/auth', 'post'> = { username: 'a@example.com' }
+`)
+    const tsc = runNode([join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '--strict', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', 'client/api.ts', 'client/check.ts'], { cwd: app.dir })
     assert.equal(tsc.code, 0, tsc.stdout + tsc.stderr)
   })
 
