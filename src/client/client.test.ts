@@ -218,6 +218,20 @@ describe('trowel/client', () => {
     assert.equal(server.reauths(), 0)
   })
 
+  it('a reauth that hangs is given up after reauthTimeout (E_NETWORK), keeping the token', async () => {
+    const server = fakeServer()
+    const fetch = (input: string, init: RequestInit = {}): Promise<Response> => {
+      if (!input.endsWith('/api/reauth')) return server.fetch(input, init)
+      return new Promise((_resolve, reject) => init.signal?.addEventListener('abort', () => reject(new Error('aborted'))))
+    }
+    const client = createClient({ baseUrl: BASE, fetch, locks: null, broadcastChannel: null, reauthTimeout: 50 })
+    const token = await client.auth.login('ada@example.com', 'right')
+    server.expire()
+    const results = await Promise.allSettled([client.get('/api/me'), client.get('/api/me')])
+    assert.ok(results.every((r) => r.status === 'rejected' && (r.reason as TrowelError).code === 'E_NETWORK'))
+    assert.equal(await client.auth.token(), token)
+  })
+
   it('a network failure is E_NETWORK with status 0, and leaves the token', async () => {
     const client = createClient({ baseUrl: BASE, fetch: () => Promise.reject(new Error('offline')), locks: null, broadcastChannel: null })
     const error = (await client.get('/api/me').catch((e: unknown) => e)) as TrowelError

@@ -39,6 +39,8 @@ export interface ClientOptions {
   broadcastChannel?: ChannelConstructor | null
   /** Called after a refused reauth cleared the token (show the login form). */
   onSignedOut?: (error: TrowelError) => void
+  /** Milliseconds a reauth may take before it is given up as E_NETWORK, keeping the token (default 30 000). */
+  reauthTimeout?: number
 }
 
 /** `auth.twoFactor`'s answer: a code from the authenticator app, or a recovery code. */
@@ -151,23 +153,26 @@ export function createClient(options: ClientOptions): TrowelClient {
   }
 
   /** POST a JSON body without a token; the parsed answer, or the answer's TrowelError. */
-  async function postJson(path: string, body: unknown, token: string | null = null): Promise<unknown> {
-    const response = await send(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, token)
+  async function postJson(path: string, body: unknown, token: string | null = null, signal?: AbortSignal): Promise<unknown> {
+    const response = await send(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal }, token)
     const parsed = await readBody(response)
     if (!response.ok) throw errorFromAnswer(response.status, response.headers, parsed)
     return parsed
   }
 
   /** A token route: the token is stored and returned. */
-  async function obtain(path: string, body: unknown): Promise<string> {
-    const token = tokenOf(await postJson(path, body))
+  async function obtain(path: string, body: unknown, signal?: AbortSignal): Promise<string> {
+    const token = tokenOf(await postJson(path, body, null, signal))
     await storage.set(key, token)
     return token
   }
 
   async function reauthWith(token: string): Promise<string> {
+    // Every tab waits on this one: a stalled connection must not hold them all (then: E_NETWORK).
+    const abort = new AbortController()
+    const timer = setTimeout(() => abort.abort(), options.reauthTimeout ?? 30_000)
     try {
-      return await obtain(reauthRoute, { token })
+      return await obtain(reauthRoute, { token }, abort.signal)
     } catch (error) {
       if (isRefusal(error)) {
         // Only the token that was refused: a login made meanwhile (another tab) stays.
@@ -175,6 +180,8 @@ export function createClient(options: ClientOptions): TrowelClient {
         options.onSignedOut?.(error as TrowelError)
       }
       throw error
+    } finally {
+      clearTimeout(timer)
     }
   }
 
