@@ -26,12 +26,18 @@ export const ROUTES = [
 ]
 `
 
-/** A fetch that counts the reauths it sends. */
-function counting(): { fetch: FetchLike; reauths: () => number } {
+/**
+ * A fetch that counts the reauths it sends, each held back `delay` ms: long enough for the other
+ * "tab" to get its own 401 and read storage before the first reauth's answer is stored.
+ */
+function counting(delay = 0): { fetch: FetchLike; reauths: () => number } {
   let reauths = 0
   return {
-    fetch: (input, init) => {
-      if (input.endsWith('/api/reauth')) reauths++
+    fetch: async (input, init) => {
+      if (input.endsWith('/api/reauth')) {
+        reauths++
+        if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
+      }
       return fetch(input, init)
     },
     reauths: () => reauths,
@@ -115,7 +121,7 @@ export const missing: Body<'/api/auth', 'post'> = { username: 'a@example.com' }
 
   it('two tabs sharing storage: with Web Locks one reauth; racing without any, both succeed (reuse window)', async () => {
     for (const coordinated of [true, false]) {
-      const counter = counting()
+      const counter = counting(200)
       const storage = memoryStorage()
       const locks = coordinated ? sharedLocks() : null
       const tab1 = createClient({ baseUrl: server.url, fetch: counter.fetch, storage, locks, broadcastChannel: null })
