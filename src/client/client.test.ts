@@ -157,7 +157,7 @@ describe('trowel/client', () => {
 
   for (const channel of [true, false]) {
     it(`two tabs without locks, ${channel ? 'with' : 'without'} a BroadcastChannel: ${channel ? 'one reauth' : 'two reauths (the race the reuse window covers)'}`, async () => {
-      const server = fakeServer({ reauthDelay: 40, reuseWindow: true })
+      const server = fakeServer({ reauthDelay: 150, reuseWindow: true })
       const storage = memoryStorage()
       const options = { baseUrl: BASE, fetch: server.fetch, storage, locks: null, ...(channel ? {} : { broadcastChannel: null }) }
       const tab1 = createClient(options)
