@@ -232,6 +232,36 @@ describe('trowel/client', () => {
     assert.equal(await client.auth.token(), token)
   })
 
+  it('client.fetch answers the Response unread, refreshing on E_TOKEN_INVALID as the helpers do', async () => {
+    const server = fakeServer()
+    const client = createClient({ baseUrl: BASE, fetch: server.fetch, locks: null, broadcastChannel: null })
+    await client.auth.login('ada@example.com', 'right')
+    server.expire()
+    const response = await client.fetch('/api/me')
+    assert.equal(response.status, 200)
+    assert.deepEqual(await response.json(), { data: { email: 'ada@example.com' } })
+    assert.equal(server.reauths(), 1)
+    const missing = await client.fetch('/api/nothing')
+    assert.equal(missing.status, 404)
+    assert.equal(((await missing.json()) as { code: string }).code, 'E_NOT_FOUND')
+  })
+
+  it('works with a minimal fetch replacement (status and json() only)', async () => {
+    let current = 'a'
+    const fetch = async (input: string, init: RequestInit = {}) => {
+      const auth = new Headers(init.headers).get('authorization')
+      const answer = (status: number, body: unknown) => ({ status, json: async () => body }) as unknown as Response
+      if (input.endsWith('/api/auth')) return answer(200, { data: current })
+      if (input.endsWith('/api/reauth')) return answer(200, { data: (current = 'b') })
+      if (auth === 'Bearer b') return answer(200, { data: 'me' })
+      return answer(401, { message: 'Token invalid.', code: 'E_TOKEN_INVALID' })
+    }
+    const client = createClient({ baseUrl: BASE, fetch, locks: null, broadcastChannel: null })
+    await client.auth.login('ada@example.com', 'right')
+    assert.deepEqual(await client.get('/api/me'), { data: 'me' })
+    assert.equal(await client.auth.token(), 'b')
+  })
+
   it('a network failure is E_NETWORK with status 0, and leaves the token', async () => {
     const client = createClient({ baseUrl: BASE, fetch: () => Promise.reject(new Error('offline')), locks: null, broadcastChannel: null })
     const error = (await client.get('/api/me').catch((e: unknown) => e)) as TrowelError

@@ -100,18 +100,25 @@ function withQuery(path: string, query: RequestOptions['query']): string {
   return path + (path.includes('?') ? '&' : '?') + search
 }
 
+/**
+ * The answer's body: parsed JSON, text when it is not JSON, undefined when empty. Tolerates
+ * minimal `fetch` replacements (a test's fake with only `status` and `json()`).
+ */
 async function readBody(response: Response): Promise<unknown> {
   if (response.status === 204 || response.status === 304) return undefined
+  if (typeof response.text !== 'function') return typeof response.json === 'function' ? response.json().catch(() => undefined) : undefined
   const text = await response.text()
   if (text === '') return undefined
-  const type = response.headers.get('content-type') ?? ''
-  if (!/json/i.test(type)) return text
   try {
     return JSON.parse(text)
   } catch {
     return text
   }
 }
+
+const isOk = (response: Response): boolean => response.status >= 200 && response.status < 300
+const headersOf = (response: Response): { get(name: string): string | null } => response.headers ?? { get: () => null }
+const codeOf = (body: unknown): unknown => (typeof body === 'object' && body !== null ? (body as { code?: unknown }).code : undefined)
 
 function tokenOf(body: unknown): string {
   const data = typeof body === 'object' && body !== null ? (body as { data?: unknown }).data : undefined
@@ -156,7 +163,7 @@ export function createClient(options: ClientOptions): TrowelClient {
   async function postJson(path: string, body: unknown, token: string | null = null, signal?: AbortSignal): Promise<unknown> {
     const response = await send(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal }, token)
     const parsed = await readBody(response)
-    if (!response.ok) throw errorFromAnswer(response.status, response.headers, parsed)
+    if (!isOk(response)) throw errorFromAnswer(response.status, headersOf(response), parsed)
     return parsed
   }
 
@@ -200,22 +207,14 @@ export function createClient(options: ClientOptions): TrowelClient {
     return inFlight
   }
 
-  async function isTokenInvalid(response: Response): Promise<boolean> {
-    if (response.status !== 401) return false
-    try {
-      const body = (await response.clone().json()) as { code?: unknown }
-      return body?.code === 'E_TOKEN_INVALID'
-    } catch {
-      return false
-    }
-  }
-
+  /** `client.fetch`: the Response as it came, so the 401 is read from a copy. */
   async function authorizedFetch(path: string, init: RequestInit = {}): Promise<Response> {
     const token = await readToken()
     const response = await send(path, init, token)
-    if (token === null || !(await isTokenInvalid(response))) return response
-    const fresh = await refreshAfter(token)
-    return send(path, init, fresh)
+    if (token === null || response.status !== 401) return response
+    const code = typeof response.clone === 'function' ? codeOf(await readBody(response.clone()).catch(() => undefined)) : undefined
+    if (code !== 'E_TOKEN_INVALID') return response
+    return send(path, init, await refreshAfter(token))
   }
 
   async function request<T>(method: string, path: string, body: unknown, requestOptions: RequestOptions = {}): Promise<T> {
@@ -226,9 +225,16 @@ export function createClient(options: ClientOptions): TrowelClient {
       headers.set('content-type', 'application/json')
       payload = JSON.stringify(body)
     }
-    const response = await authorizedFetch(withQuery(path, query), { ...init, method, headers, body: payload })
-    const parsed = await readBody(response)
-    if (!response.ok) throw errorFromAnswer(response.status, response.headers, parsed)
+    const target = withQuery(path, query)
+    const requestInit = { ...init, method, headers, body: payload }
+    const token = await readToken()
+    let response = await send(target, requestInit, token)
+    let parsed = await readBody(response)
+    if (token !== null && response.status === 401 && codeOf(parsed) === 'E_TOKEN_INVALID') {
+      response = await send(target, requestInit, await refreshAfter(token))
+      parsed = await readBody(response)
+    }
+    if (!isOk(response)) throw errorFromAnswer(response.status, headersOf(response), parsed)
     return parsed as T
   }
 
