@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { createClient, memoryStorage, TrowelError, type LockManagerLike, type TokenStorage } from './index.js'
+import { createClient, memoryStorage, TrowelError, webStorage, type LockManagerLike, type TokenStorage } from './index.js'
 
 /**
  * A fake Trowel API: tokens are `t<n>`; only the latest one is accepted on /api/me; reauth swaps
@@ -260,6 +260,28 @@ describe('trowel/client', () => {
     await client.auth.login('ada@example.com', 'right')
     assert.deepEqual(await client.get('/api/me'), { data: 'me' })
     assert.equal(await client.auth.token(), 'b')
+  })
+
+  it('storages: keyed like localStorage (webStorage), or holding the token alone (a one-parameter set)', async () => {
+    const server = fakeServer()
+    const items = new Map<string, string>()
+    const local = { getItem: (k: string) => items.get(k) ?? null, setItem: (k: string, v: string) => void items.set(k, v), removeItem: (k: string) => void items.delete(k) }
+    const keyed = createClient({ baseUrl: BASE, fetch: server.fetch, storage: webStorage(local), storageKey: 'my.token', locks: null, broadcastChannel: null })
+    const token = await keyed.auth.login('ada@example.com', 'right')
+    assert.deepEqual([...items], [['my.token', token]])
+    await keyed.auth.logout()
+    assert.equal(items.size, 0)
+
+    let held: string | null = null
+    const single = { get: () => held, set: (value: string) => void (held = value), remove: () => void (held = null) }
+    const client = createClient({ baseUrl: BASE, fetch: server.fetch, storage: single, locks: null, broadcastChannel: null })
+    const second = await client.auth.login('ada@example.com', 'right')
+    assert.equal(held, second)
+    server.expire()
+    await client.get('/api/me')
+    assert.notEqual(held, second)
+    await client.auth.logout()
+    assert.equal(held, null)
   })
 
   it('a network failure is E_NETWORK with status 0, and leaves the token', async () => {

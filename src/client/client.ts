@@ -11,7 +11,7 @@
  * Dependency-free and free of Node's modules: runs in browsers, React Native and Node 20+.
  */
 import { errorFromAnswer, TrowelError } from './errors.js'
-import { memoryStorage, type TokenStorage } from './storage.js'
+import { memoryStorage, tokenSlot, type TokenStorage } from './storage.js'
 import { defaultTurns, type ChannelConstructor, type LockManagerLike } from './turns.js'
 
 /** `fetch` as the client calls it (the global one by default). */
@@ -29,7 +29,7 @@ export interface ClientOptions {
   /** `Api.routes({ revokeRoute })` (default `/api/revoke`): ends a token logout could not. */
   revokeRoute?: string
   /** Where the token lives (default: in memory, this client only). */
-  storage?: TokenStorage
+  storage?: TokenStorage | { get(): unknown; set(token: string): unknown; remove(): unknown }
   /** The storage key (default `trowel.token`). */
   storageKey?: string
   fetch?: FetchLike
@@ -139,13 +139,12 @@ export function createClient(options: ClientOptions): TrowelClient {
   const reauthRoute = options.reauthRoute ?? '/api/reauth'
   const logoutRoute = options.logoutRoute ?? '/api/logout'
   const revokeRoute = options.revokeRoute ?? '/api/revoke'
-  const storage = options.storage ?? memoryStorage()
-  const key = options.storageKey ?? 'trowel.token'
+  const slot = tokenSlot(options.storage ?? memoryStorage(), options.storageKey ?? 'trowel.token')
   const fetchImpl: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
   const turns = defaultTurns(`trowel-reauth:${baseUrl}${reauthRoute}`, options.locks, options.broadcastChannel)
   let inFlight: Promise<string> | null = null
 
-  const readToken = async (): Promise<string | null> => (await storage.get(key)) ?? null
+  const readToken = (): Promise<string | null> => slot.read()
 
   async function send(path: string, init: RequestInit, token: string | null): Promise<Response> {
     const headers = new Headers(init.headers)
@@ -170,7 +169,7 @@ export function createClient(options: ClientOptions): TrowelClient {
   /** A token route: the token is stored and returned. */
   async function obtain(path: string, body: unknown, signal?: AbortSignal): Promise<string> {
     const token = tokenOf(await postJson(path, body, null, signal))
-    await storage.set(key, token)
+    await slot.write(token)
     return token
   }
 
@@ -183,7 +182,7 @@ export function createClient(options: ClientOptions): TrowelClient {
     } catch (error) {
       if (isRefusal(error)) {
         // Only the token that was refused: a login made meanwhile (another tab) stays.
-        if ((await readToken()) === token) await storage.remove(key)
+        if ((await readToken()) === token) await slot.clear()
         options.onSignedOut?.(error as TrowelError)
       }
       throw error
@@ -256,7 +255,7 @@ export function createClient(options: ClientOptions): TrowelClient {
         if (!(error instanceof TrowelError && error.status === 401)) throw error
         await postJson(revokeRoute, { token }).catch(() => undefined)
       } finally {
-        if ((await readToken()) === token) await storage.remove(key)
+        if ((await readToken()) === token) await slot.clear()
       }
     },
     social: (provider, idToken, socialOptions = {}) =>

@@ -6,10 +6,38 @@
  * tabs share it, at a price: any script running on the page (an XSS) can read the token.
  */
 
+/**
+ * Keyed like localStorage. A storage that holds only the token may ignore the key: a `set` declared
+ * with one parameter (`set(token) {...}`) is called with the token alone.
+ */
 export interface TokenStorage {
   get(key: string): string | null | undefined | Promise<string | null | undefined>
   set(key: string, value: string): void | Promise<void>
   remove(key: string): void | Promise<void>
+}
+
+/** The token's slot in a storage, under `key`. */
+export interface TokenSlot {
+  read(): Promise<string | null>
+  write(token: string): Promise<void>
+  clear(): Promise<void>
+}
+
+export function tokenSlot(storage: TokenStorage | { get(): unknown; set(value: string): unknown; remove(): unknown }, key: string): TokenSlot {
+  const keyed = storage as TokenStorage
+  const single = storage.set.length === 1
+  return {
+    async read() {
+      const value = await keyed.get(key)
+      return typeof value === 'string' && value !== '' ? value : null
+    },
+    async write(token) {
+      await (single ? (storage.set as (value: string) => unknown)(token) : keyed.set(key, token))
+    },
+    async clear() {
+      await keyed.remove(key)
+    },
+  }
 }
 
 /** The default: a Map private to one client (one tab). */
