@@ -126,6 +126,13 @@ describe('trowel/client', () => {
     assert.deepEqual(server.calls.at(-1)?.body, { mfa_token: 'm1', code: '123456' })
     assert.equal(await client.auth.twoFactor('m1', { recoveryCode: 'rc-1' }), 't2')
     assert.deepEqual(server.calls.at(-1)?.body, { mfa_token: 'm1', recovery_code: 'rc-1' })
+    // The object forms.
+    await client.auth.twoFactor({ mfaToken: 'm1', code: '123456' })
+    assert.deepEqual(server.calls.at(-1)?.body, { mfa_token: 'm1', code: '123456' })
+    await client.auth.twoFactor({ mfaToken: 'm1', recoveryCode: 'rc-1' })
+    assert.deepEqual(server.calls.at(-1)?.body, { mfa_token: 'm1', recovery_code: 'rc-1' })
+    await client.auth.login({ email: 'ada@example.com', password: 'right' })
+    assert.deepEqual(server.calls.at(-1)?.body, { username: 'ada@example.com', password: 'right' })
   })
 
   it('20 concurrent 401s E_TOKEN_INVALID: one reauth, each request retried once and succeeding', async () => {

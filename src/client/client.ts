@@ -49,8 +49,10 @@ export type SecondFactor = string | { code: string } | { recoveryCode: string }
 export interface ClientAuth {
   /** POST authRoute: stores and returns the token; a user with two factors: `TrowelError` `E_MFA_REQUIRED` with `mfaToken`. */
   login(username: string, password: string): Promise<string>
+  login(credentials: { username?: string; email?: string; password: string }): Promise<string>
   /** POST `<authRoute>/two-factor` with the `mfaToken` of the first step. */
   twoFactor(mfaToken: string, answer: SecondFactor): Promise<string>
+  twoFactor(step: { mfaToken: string; code?: string; recoveryCode?: string }): Promise<string>
   /** Reauthenticate now (single flight, as after a 401). */
   reauth(): Promise<string>
   /** POST logoutRoute (revokeRoute for an expired token), then forget the token, whatever the answer. */
@@ -238,11 +240,16 @@ export function createClient(options: ClientOptions): TrowelClient {
   }
 
   const auth: ClientAuth = {
-    login: (username, password) => obtain(authRoute, { username, password }),
-    twoFactor(mfaToken, answer) {
+    login(first: string | { username?: string; email?: string; password: string }, password?: string) {
+      const body = typeof first === 'string' ? { username: first, password } : { username: first.username ?? first.email, password: first.password }
+      return obtain(authRoute, body)
+    },
+    twoFactor(first: string | { mfaToken: string; code?: string; recoveryCode?: string }, answer?: SecondFactor) {
+      const step = typeof first === 'string' ? { mfaToken: first, answer } : { mfaToken: first.mfaToken, answer: first.code ?? { recoveryCode: first.recoveryCode ?? '' } }
+      const given = step.answer ?? ''
       const fields =
-        typeof answer === 'string' ? { code: answer } : 'code' in answer ? { code: answer.code } : { recovery_code: answer.recoveryCode }
-      return obtain(`${authRoute}/two-factor`, { mfa_token: mfaToken, ...fields })
+        typeof given === 'string' ? { code: given } : 'code' in given ? { code: given.code } : { recovery_code: given.recoveryCode }
+      return obtain(`${authRoute}/two-factor`, { mfa_token: step.mfaToken, ...fields })
     },
     reauth: async () => refreshAfter(null),
     async logout() {
