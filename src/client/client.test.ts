@@ -166,7 +166,7 @@ describe('trowel/client', () => {
     it(`two tabs without locks, ${channel ? 'with' : 'without'} a BroadcastChannel: ${channel ? 'one reauth' : 'two reauths (the race the reuse window covers)'}`, async () => {
       const server = fakeServer({ reauthDelay: 150, reuseWindow: true })
       const storage = memoryStorage()
-      const options = { baseUrl: BASE, fetch: server.fetch, storage, locks: null, ...(channel ? {} : { broadcastChannel: null }) }
+      const options = { baseUrl: BASE, fetch: server.fetch, storage, locks: null, broadcastChannel: channel ? BroadcastChannel : null }
       const tab1 = createClient(options)
       const tab2 = createClient(options)
       try {
@@ -185,6 +185,17 @@ describe('trowel/client', () => {
       assert.equal(server.reauths(), channel ? 1 : 2)
     })
   }
+
+  it('by default, clients of one process take turns in memory: one reauth without Web Locks', async () => {
+    const server = fakeServer({ reauthDelay: 50 })
+    const storage = memoryStorage()
+    const first = createClient({ baseUrl: BASE, fetch: server.fetch, storage })
+    const second = createClient({ baseUrl: BASE, fetch: server.fetch, storage })
+    await first.auth.login('ada@example.com', 'right')
+    server.expire()
+    await Promise.all([...Array.from({ length: 10 }, () => first.get('/api/me')), ...Array.from({ length: 10 }, () => second.get('/api/me'))])
+    assert.equal(server.reauths(), 1)
+  })
 
   it('tabs racing without any coordination still succeed thanks to the server reuse window', async () => {
     const server = fakeServer({ reuseWindow: true })

@@ -33,9 +33,9 @@ export interface ClientOptions {
   /** The storage key (default `trowel.token`). */
   storageKey?: string
   fetch?: FetchLike
-  /** Web Locks (default `navigator.locks` where present); `null`: none. */
+  /** Locks for taking turns (default `navigator.locks`, else locks shared by the clients of this page or process); `null`: none. */
   locks?: LockManagerLike | null
-  /** Without Web Locks: BroadcastChannel (default the global one); `null`: none. */
+  /** Without Web Locks: a BroadcastChannel to the other tabs (default the global one, in a browser); `null`: none. */
   broadcastChannel?: ChannelConstructor | null
   /** Called after a refused reauth cleared the token (show the login form). */
   onSignedOut?: (error: TrowelError) => void

@@ -1,6 +1,6 @@
 /**
  * @module client/turns
- * Browser tabs taking turns to reauthenticate. With Web Locks (`navigator.locks`) a tab's reauth
+ * Browser tabs (and clients of one page or process) taking turns to reauthenticate. With Web Locks (`navigator.locks`) a tab's reauth
  * runs holding an exclusive lock, so a second tab waits, then reads storage again and finds the
  * new token. Where Web Locks are absent, tabs announce "reauthenticating" and "done" on a
  * BroadcastChannel and wait for each other's "done" (at most `timeoutMs`, in case a tab closed
@@ -121,12 +121,48 @@ export function soloTurns(): Turns {
   return { run: (work) => work(), close: () => undefined }
 }
 
-/** Web Locks where present, else a BroadcastChannel, else none. `null` turns one off. */
+/** Locks shared by every client of this JavaScript realm (one page, one Node process): Web Locks' semantics, in memory. */
+const realmTails = new Map<string, Promise<unknown>>()
+export const realmLocks: LockManagerLike = {
+  request<T>(name: string, callback: (lock: unknown) => Promise<T> | T): Promise<T> {
+    const run = (realmTails.get(name) ?? Promise.resolve()).then(() => callback({ name }))
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    )
+    realmTails.set(name, tail)
+    // Forget the name once nobody waits behind this turn (no growth with many names).
+    void tail.then(() => {
+      if (realmTails.get(name) === tail) realmTails.delete(name)
+    })
+    return run
+  },
+}
+
+function both(outer: Turns, inner: Turns): Turns {
+  return {
+    run: (work) => outer.run(() => inner.run(work)),
+    close: () => {
+      inner.close()
+      outer.close()
+    },
+  }
+}
+
+/**
+ * How a client takes turns:
+ * - `locks` given: those locks; `null`: none of them (then only `Channel`, if given or in a browser);
+ * - otherwise Web Locks (`navigator.locks`) where present;
+ * - else the in-memory locks of this realm (clients of one page or one Node process), plus, in a
+ *   browser, a BroadcastChannel for the other tabs.
+ */
 export function defaultTurns(name: string, locks: LockManagerLike | null | undefined, Channel: ChannelConstructor | null | undefined): Turns {
-  const scope = globalThis as unknown as { navigator?: { locks?: LockManagerLike }; BroadcastChannel?: ChannelConstructor }
-  const lockManager = locks === undefined ? scope.navigator?.locks : locks
-  if (lockManager) return lockTurns(lockManager, name)
-  const channel = Channel === undefined ? scope.BroadcastChannel : Channel
-  if (channel) return channelTurns(channel, name)
-  return soloTurns()
+  const scope = globalThis as unknown as { navigator?: { locks?: LockManagerLike }; BroadcastChannel?: ChannelConstructor; document?: unknown }
+  const channel = Channel === undefined ? (scope.document !== undefined ? scope.BroadcastChannel : undefined) : Channel
+  if (locks) return lockTurns(locks, name)
+  if (locks === undefined && scope.navigator?.locks) return lockTurns(scope.navigator.locks, name)
+  const tabs = channel ? channelTurns(channel, name) : null
+  if (locks === null) return tabs ?? soloTurns()
+  const realm = lockTurns(realmLocks, name)
+  return tabs ? both(realm, tabs) : realm
 }
