@@ -17,6 +17,8 @@ import { newApp, migrate, runNode, ROOT, type TestApp, type Server } from '../he
 import { Client } from '../helpers/http-client.js'
 import { applyApiSteps, applyAuthSteps, setJwtConfig } from '../helpers/seed-steps.js'
 import { PASSWORD, appDb, decodeJwt } from '../helpers/security-kit.js'
+import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer.js'
+import { SUBJECT } from '../helpers/email-login-kit.js'
 
 const API_ROUTES = `import { Route } from 'trowel'
 
@@ -67,10 +69,14 @@ describe('trowel/client against a real app', () => {
   let app: TestApp
   let server: Server
   let db: Knex
+  let smtp: SmtpPeer
 
   before(async () => {
-    app = await newApp({ env: { MAIL_DRIVER: 'log' } })
+    smtp = await startSmtpPeer()
+    app = await newApp({ env: { MAIL_DRIVER: 'smtp', MAIL_HOST: '127.0.0.1', MAIL_PORT: String(smtp.port) } })
     applyAuthSteps(app)
+    // Sign-in by e-mail, for auth.emailStart and auth.emailCode.
+    app.edit('config/auth.ts', (text) => text.replace("'passkeys'],", "'passkeys', 'email_login'],"))
     const r = app.craft('api:install', '--store', 'table')
     assert.equal(r.code, 0, r.stderr)
     applyApiSteps(app, { apiRoutes: API_ROUTES })
@@ -85,6 +91,7 @@ describe('trowel/client against a real app', () => {
   after(async () => {
     await db?.destroy()
     await app?.cleanup()
+    await smtp?.close()
   })
 
   it('craft client writes client/api.ts with the API routes, and it type-checks', () => {
@@ -171,5 +178,24 @@ export const missing: Body<'/api/auth', 'post'> = { username: 'a@example.com' }
     assert.equal(await client.auth.token(), null)
     const reauth = await new Client(server.url).postJson('/api/reauth', { token })
     assert.equal(reauth.status, 401, 'a logged-out token can no longer be reauthenticated')
+  })
+
+  it('sign-in by e-mail: emailStart mails a code, emailCode exchanges it for a token', async () => {
+    const client = createClient({ baseUrl: server.url, locks: null, broadcastChannel: null })
+    await client.auth.emailStart('ada@example.test')
+    let code = ''
+    for (const deadline = Date.now() + 10_000; code === '' && Date.now() < deadline; ) {
+      code = smtp.messages.filter((m) => m.to.includes('ada@example.test')).map((m) => SUBJECT.exec(m.raw)?.[2] ?? '').find(Boolean) ?? ''
+      if (code === '') await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    assert.match(code, /^\d{6}$/)
+    const wrong = (await client.auth.emailCode('ada@example.test', code === '000000' ? '111111' : '000000').catch((e: unknown) => e)) as TrowelError
+    assert.equal(wrong.code, 'E_INVALID_CREDENTIALS')
+    const token = await client.auth.emailCode('ada@example.test', code)
+    assert.deepEqual(decodeJwt(token)[1].amr, ['email'])
+    assert.equal(((await client.get('/api/me')) as any).data.email, 'ada@example.test')
+    const invalid = (await client.auth.emailStart('not an address').catch((e: unknown) => e)) as TrowelError
+    assert.equal(invalid.code, 'E_VALIDATION')
+    assert.ok(invalid.errors?.email)
   })
 })
