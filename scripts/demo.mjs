@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // `npm start`: the demo app. On first run it creates `demo/` with `craft new`, installs web auth
-// and the JWT API by the seed's steps, adds a page that fetches a token and calls a protected API
-// route; then it migrates and serves on http://localhost:8000, listening on 127.0.0.1 (HOST and
-// PORT override, as do `npm start -- --host H --port P`).
+// and the JWT API by the seed's steps (token families, tokens lasting one minute), adds a home page
+// panel that fetches a token and calls a protected API route, and the single-page example at /spa
+// (scripts/demo-spa/, bundled with trowel/client at every start); then it migrates and serves on
+// http://localhost:8000, listening on 127.0.0.1 (HOST and PORT override, as do
+// `npm start -- --host H --port P`).
 import { existsSync } from 'node:fs'
 import { spawnSync, spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { applyApiSteps, applyAuthSteps, applyDemoPage, DEMO_API_ROUTES } from './seed-steps.mjs'
+import { applyApiSteps, applyAuthSteps, applyDemoPage, DEMO_API_ROUTES, setDemoTokenLifetime } from './seed-steps.mjs'
+import { applyDemoSpa, buildDemoSpa, hasDemoSpa } from './demo-spa.mjs'
 
 const root = new URL('..', import.meta.url).pathname
 const demo = join(root, 'demo')
@@ -30,9 +33,16 @@ if (!existsSync(join(demo, 'Kernel.ts'))) {
   run([join(root, 'bin/craft.js'), 'new', demo], root)
   const craft = (args) => run(['craft', ...args], demo)
   applyAuthSteps(demo, craft)
+  // Token families (a reuse window for tabs refreshing at once), and tokens short enough that the
+  // single-page example shows its refresh within a minute.
+  craft(['api:install', '--store', 'table'])
   applyApiSteps(demo, craft, { apiRoutes: DEMO_API_ROUTES })
+  setDemoTokenLifetime(demo)
   applyDemoPage(demo)
 }
+// The single-page example: added to a demo made before it existed, bundled again at every start.
+if (hasDemoSpa(demo)) buildDemoSpa(demo)
+else applyDemoSpa(demo)
 
 run(['craft', 'migrate'], demo, true)
 /** `--name value` or `--name=value` from the command line (`npm start -- --port 8001`). */

@@ -86,9 +86,16 @@ export const ROUTES = [
 ]
 `
 
+/** The demo's token lifetime (DRIVERS.jwt.expires, minutes): short, so refreshes are seen. */
+export function setDemoTokenLifetime(dir, minutes = 1) {
+  edit(dir, 'config/api.ts', (t) => t.replace(/\bexpires: null\b/, `expires: ${minutes}`))
+}
+
 /**
- * The demo's home page (`npm start`, and the browser tests): the logged-in user, and a button that
- * fetches a token from POST /api/auth and calls GET /api/me with it.
+ * The demo's home page (`npm start`, and the browser tests): the logged-in user, and a panel that
+ * fetches a token from POST /api/auth (then, for a user with two factors, POST
+ * /api/auth/two-factor with the code) and calls GET /api/me with it. Colours come from the
+ * layout's variables, so the panel reads in dark mode too.
  */
 export function applyDemoPage(dir) {
   // Before the last `{% endblock %}`: the end of the content block (the first one closes the title).
@@ -98,23 +105,52 @@ export function applyDemoPage(dir) {
       '{% endblock %}',
       `<section aria-labelledby="api-title" style="margin-top:1.5rem">
   <h2 id="api-title" style="font-size:1.15rem">Try the JWT API</h2>
-  <p>Enter your password to get a token from <code>POST /api/auth</code>, then call <code>GET /api/me</code> with it.</p>
+  <p>Enter your password to get a token from <code>POST /api/auth</code>, then call <code>GET /api/me</code> with it. The <a href="/spa">single-page example</a> does the same with <code>trowel/client</code>.</p>
   <label for="api-password">Password</label>
   <input id="api-password" type="password" autocomplete="current-password">
   <button type="button" id="api-button" data-email="{{ user.email }}">Get a token and call the API</button>
-  <pre id="api-result" aria-live="polite" style="white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:.75rem;border-radius:6px;min-height:2rem"></pre>
+  <div id="api-second-step" hidden>
+    <label for="api-code">Authentication code</label>
+    <p id="api-code-hint">Your account has two-factor authentication: enter the code from your authenticator app, or a recovery code.</p>
+    <input id="api-code" autocomplete="one-time-code" aria-describedby="api-code-hint">
+    <button type="button" id="api-code-button">Verify and call the API</button>
+  </div>
+  <pre id="api-result" aria-live="polite" style="white-space:pre-wrap;word-break:break-all;background:var(--code,#eff2f5);color:var(--fg,inherit);padding:.75rem;border-radius:6px;min-height:2rem"></pre>
 </section>
 <script>
-document.getElementById('api-button').addEventListener('click', async () => {
+(function () {
   const out = document.getElementById('api-result')
-  out.textContent = 'Calling POST /api/auth…'
-  const auth = await fetch('/api/auth', { method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: document.getElementById('api-button').dataset.email, password: document.getElementById('api-password').value }) })
-  const issued = await auth.json()
-  if (!auth.ok) { out.textContent = 'POST /api/auth → ' + auth.status + ' ' + JSON.stringify(issued); return }
-  const me = await fetch('/api/me', { headers: { authorization: 'Bearer ' + issued.data } })
-  out.textContent = 'token: ' + issued.data.slice(0, 32) + '…\\nGET /api/me → ' + me.status + '\\n' + JSON.stringify(await me.json(), null, 2)
-})
+  const step = document.getElementById('api-second-step')
+  let mfaToken = null
+  const post = (path, body) => fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) })
+  async function finish(res, label) {
+    const body = await res.json()
+    if (res.status === 401 && body.code === 'E_MFA_REQUIRED' && body.mfa_token) {
+      mfaToken = body.mfa_token
+      step.hidden = false
+      out.textContent = label + ' → 401 E_MFA_REQUIRED: enter your authentication code above.'
+      document.getElementById('api-code').focus()
+      return
+    }
+    if (!res.ok) { out.textContent = label + ' → ' + res.status + ' ' + JSON.stringify(body); return }
+    mfaToken = null
+    step.hidden = true
+    document.getElementById('api-code').value = ''
+    const me = await fetch('/api/me', { headers: { authorization: 'Bearer ' + body.data } })
+    out.textContent = 'token: ' + body.data.slice(0, 32) + '…\\nGET /api/me → ' + me.status + '\\n' + JSON.stringify(await me.json(), null, 2)
+  }
+  document.getElementById('api-button').addEventListener('click', async () => {
+    out.textContent = 'Calling POST /api/auth…'
+    const res = await post('/api/auth', { username: document.getElementById('api-button').dataset.email, password: document.getElementById('api-password').value })
+    await finish(res, 'POST /api/auth')
+  })
+  document.getElementById('api-code-button').addEventListener('click', async () => {
+    const value = document.getElementById('api-code').value.trim()
+    const answer = /^\\d{3}\\s?\\d{3}$/.test(value) ? { code: value.replace(/\\s/g, '') } : { recovery_code: value }
+    out.textContent = 'Calling POST /api/auth/two-factor…'
+    await finish(await post('/api/auth/two-factor', { mfa_token: mfaToken, ...answer }), 'POST /api/auth/two-factor')
+  })
+})()
 </script>
 {% endblock %}`,
     )

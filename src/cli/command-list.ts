@@ -32,6 +32,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     },
   },
   { names: ['openapi'], load: async () => [(await import('./commands/openapi-command.js')).registerOpenApiCommand] },
+  { names: ['client'], load: async () => [(await import('./commands/client-command.js')).registerClientCommand] },
   {
     names: ['migration', 'migrate', 'migrate:rollback', 'migrate:status', 'migrate:refresh'],
     load: async () => [(await import('./commands/migrate-commands.js')).registerMigrateCommands],
