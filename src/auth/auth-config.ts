@@ -34,13 +34,13 @@ export interface AuthGuardsConfig {
 export type BudgetName = 'login' | 'ip' | 'account' | 'register' | 'reset' | 'verify' | 'confirm' | 'two_factor'
 
 /** The features of `GUARDS.features`, each adding its routes to `Auth.routes()`. */
-export const AUTH_FEATURES = ['registration', 'reset_passwords', 'remember_me', 'email_verification', 'account', 'two_factor', 'passkeys', 'email_login'] as const
+export const AUTH_FEATURES = ['registration', 'reset_passwords', 'remember_me', 'email_verification', 'account', 'two_factor', 'passkeys', 'email_login', 'social'] as const
 export type AuthFeature = (typeof AUTH_FEATURES)[number]
 /** What an app without `GUARDS.features` gets: the login, registration and reset pages only. */
 export const LEGACY_FEATURES: readonly AuthFeature[] = ['registration', 'reset_passwords']
 
 /** The security e-mails of `GUARDS.notifications`. */
-export const NOTIFICATIONS = ['new_device', 'password_changed', 'email_changed', 'account_locked', 'two_factor', 'passkeys', 'token_reuse', 'token_created', 'second_factor_failed'] as const
+export const NOTIFICATIONS = ['new_device', 'password_changed', 'email_changed', 'account_locked', 'two_factor', 'passkeys', 'token_reuse', 'token_created', 'second_factor_failed', 'social_linked'] as const
 export type NotificationName = (typeof NOTIFICATIONS)[number]
 
 /** At most `attempts` in a window of `minutes`. */

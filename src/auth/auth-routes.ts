@@ -8,6 +8,7 @@ import { Route } from '../routing/route.js'
 import type { RouteDefinition } from '../routing/route-definition.js'
 import { LEGACY_FEATURES, type AuthFeature } from './auth-config.js'
 import { servePasskeyClient } from './passkeys/client-bundle.js'
+import { socialRoutes } from './social/routes.js'
 
 let configured: ReadonlySet<AuthFeature> = new Set(LEGACY_FEATURES)
 
@@ -126,5 +127,7 @@ export function authRoutes(options: { features?: Iterable<AuthFeature> } = {}): 
       Route.post('/login/email/@token', 'auth/EmailLoginController@link').name('login.email.link.store'),
     )
   }
+  // Social login (temporary wiring until the feature contract serves it from social/feature.ts).
+  if (on.has('social')) routes.push(...socialRoutes(on))
   return routes
 }

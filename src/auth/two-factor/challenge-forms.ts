@@ -228,10 +228,12 @@ export const TwoFactorChallengeForms = {
       const byEmail = (login as { amr?: unknown }).amr !== undefined
       // The password was typed when the pending login started: that is when it was confirmed.
       if (!byEmail) ctx.session.put(PASSWORD_CONFIRMED_AT, login.createdAt)
-      setSessionAmr(ctx, byEmail ? ['email', 'otp'] : [...SECOND_STEP_AMR])
+      // The first step's own amr (['email'], ['social']) gains the second factor.
+      const first = (login as { amr?: unknown }).amr
+      setSessionAmr(ctx, byEmail ? [...(Array.isArray(first) ? (first as string[]) : ['email']), 'otp'] : [...SECOND_STEP_AMR])
       markSecondFactor(ctx)
       if (login.remember && guard instanceof WebGuard) await guard.remember()
-      manager.events.emit('auth:login_succeeded', { ...eventBase(ctx, login.guard, user), knownDevice })
+      manager.events.emit('auth:login_succeeded', { ...eventBase(ctx, login.guard, user), knownDevice, ...(Array.isArray(first) && first.includes('social') ? { method: 'social' } : {}) })
       target = login.next ?? '/home'
     } else {
       // A step-up: the same login, now with a second factor, under a new session id and new

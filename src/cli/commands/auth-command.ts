@@ -37,7 +37,7 @@ export function authFiles(root: string): { path: string; contents: string }[] {
 }
 
 /** Migrations `craft auth` adds when the app has none of that name yet (any timestamp). */
-const MIGRATIONS = ['create_auth_events_table', 'create_account_tables', 'create_two_factor_tables', 'add_account_recovery_columns', 'create_email_login_tables']
+const MIGRATIONS = ['create_auth_events_table', 'create_account_tables', 'create_two_factor_tables', 'add_account_recovery_columns', 'create_email_login_tables', 'create_social_identities_table']
 
 export function authMigrations(root: string): { path: string; contents: string }[] {
   return missingFrameworkMigrations(root, MIGRATIONS)
