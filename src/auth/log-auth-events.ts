@@ -38,6 +38,8 @@ const LINES: { [K in keyof AuthEvents]: [level: 'info' | 'warn', line: string] }
   'auth:passkey_added': ['info', 'auth.passkey_added'],
   'auth:passkey_removed': ['info', 'auth.passkey_removed'],
   'auth:login_link_sent': ['info', 'auth.login_link_sent'],
+  'auth:social_linked': ['info', 'auth.social_linked'],
+  'auth:social_unlinked': ['info', 'auth.social_unlinked'],
 }
 
 function fields(name: keyof AuthEvents, event: AuthEventBase & { retryAfter?: number; userId?: string }): Record<string, unknown> {

@@ -42,6 +42,8 @@ const RECORDED: Record<keyof AuthEvents, true> = {
   'auth:passkey_added': true,
   'auth:passkey_removed': true,
   'auth:login_link_sent': true,
+  'auth:social_linked': true,
+  'auth:social_unlinked': true,
 }
 export const AUTH_EVENT_NAMES = Object.keys(RECORDED) as (keyof AuthEvents)[]
 

@@ -21,8 +21,8 @@ export class SocialLastWayInError extends HttpError {
   }
 }
 
-declare module '../../events/event-map.js' {
-  interface EventMap {
+declare module '../events.js' {
+  interface AuthEvents {
     /** An identity at `provider` was linked to `user` (`item`: the inventory item it added). */
     'auth:social_linked': AuthEventBase & { user: AuthUser; provider: string; item: { kind: 'social_identities'; id: string } }
     /** An identity at `provider` was disconnected from `user`. */

@@ -17,6 +17,7 @@ import { sameSitePath } from '../../http/response.js'
 import { eventBase } from '../events.js'
 import { AuthConfigError } from '../errors.js'
 import { AUTH_MESSAGES } from '../messages.js'
+import { CONFIRM_INTENDED, markPasswordConfirmed } from '../middleware/password-confirm-middleware.js'
 import type { AuthUser } from '../types.js'
 import type { SocialProvider } from './config.js'
 import { finishSocialLogin } from './login.js'
@@ -30,6 +31,7 @@ export const SOCIAL_MESSAGES = {
   linkExpired: 'This link-up has expired. Sign in with the provider again.',
   emailSent: 'If the address can be used, a confirmation link is on its way: open it to finish creating your account.',
   emailInvalid: 'This confirmation link is invalid or has expired.',
+  notYours: (label: string) => `That ${label} account is not linked to yours: confirm with your password or a linked provider.`,
 } as const
 
 /** Session keys: the link-up and the address request waiting in this browser. */
@@ -86,6 +88,19 @@ export async function answerLogin(ctx: HttpContext, service: Social, provider: S
   }
 }
 
+/** The confirm callback: the identity must be the logged-in user's own. */
+async function confirmCallback(ctx: HttpContext, service: Social, provider: SocialProvider, subject: string, userId: unknown): Promise<unknown> {
+  const user = (await ctx.auth.check()) ? ctx.auth.user<AuthUser>() : null
+  const identity = await service.store.findIdentity(provider.name, subject)
+  if (!user || String(user.getKey()) !== String(userId) || !identity || String(identity.user_id) !== String(userId)) {
+    return failed(ctx, SOCIAL_MESSAGES.notYours(provider.label), user ? '/confirm-password' : '/login')
+  }
+  markPasswordConfirmed(ctx)
+  const intended = sameSitePath(ctx.session.get<string>(CONFIRM_INTENDED)) ?? '/account'
+  ctx.session.forget(CONFIRM_INTENDED)
+  return ctx.response.redirect(intended)
+}
+
 export const SocialForms = {
   /** GET /auth/@provider/redirect */
   async redirect(ctx: HttpContext): Promise<unknown> {
@@ -117,6 +132,7 @@ export const SocialForms = {
     const result = await service.finish(ctx, provider, params)
     if (!result) return failed(ctx, SOCIAL_MESSAGES.failed, (await ctx.auth.check()) ? '/account/connections' : '/login')
     const { profile, state } = result
+    if (state.intent === 'confirm') return confirmCallback(ctx, service, provider, profile.subject, state.user_id)
     if (state.intent === 'connect') {
       const { connectCallback } = await import('./connections.js')
       return connectCallback(ctx, service, provider, profile, state)
@@ -124,6 +140,25 @@ export const SocialForms = {
     if (await ctx.auth.check()) return ctx.response.redirect('/home')
     const next = sameSitePath(state.data.next)
     return answerLogin(ctx, service, provider, await service.resolveLogin(ctx, provider, profile), next)
+  },
+
+  /**
+   * POST /auth/@provider/confirm (logged in): `password.confirm` by a fresh round trip to a linked
+   * provider (`prompt=login`, `max_age=0`: the provider must have just authenticated the user).
+   */
+  async confirm(ctx: HttpContext): Promise<unknown> {
+    const service = social(ctx)
+    const provider = servedProvider(ctx)
+    const user = ctx.auth.user<AuthUser>()!
+    const extras: Record<string, string> = service.driver(provider).oidc ? { prompt: 'login', max_age: '0' } : {}
+    let url: string
+    try {
+      url = await service.start(ctx, provider, 'confirm', { userId: user.getKey(), extras })
+    } catch {
+      return failed(ctx, SOCIAL_MESSAGES.failed, '/confirm-password')
+    }
+    if (ctx.request.wantsJson()) return { data: { url } }
+    return ctx.response.redirect(url)
   },
 
   /** GET /auth/@provider/link */

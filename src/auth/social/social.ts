@@ -32,7 +32,7 @@ import { SocialStore, isUniqueViolation, newSecret, type PendingRow } from './st
 export const OAUTH_COOKIE = 'trowel_oauth'
 const COOKIE_SHAPE = /^[A-Za-z0-9_-]{43}$/
 
-export type Intent = 'login' | 'connect'
+export type Intent = 'login' | 'connect' | 'confirm'
 
 /** What a finished round trip for a login comes to. */
 export type LoginOutcome =
@@ -124,7 +124,7 @@ export class Social {
     if (params.has('error')) return fail(`provider error ${String(params.get('error')).slice(0, 64)}`)
     const secrets: RedirectSecrets = { state: String(params.get('state')), verifier: String(state.data.verifier ?? ''), nonce: typeof state.data.nonce === 'string' ? state.data.nonce : null }
     try {
-      const profile = await this.driver(provider).finish(params, secrets)
+      const profile = await this.driver(provider).finish(params, secrets, state.intent === 'confirm' && this.driver(provider).oidc ? { maxAge: 0 } : {})
       return { profile, state }
     } catch (error) {
       return fail(error instanceof Error ? error.message.slice(0, 200) : 'exchange failed')

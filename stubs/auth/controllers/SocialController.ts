@@ -12,6 +12,11 @@ export class SocialController {
     return SocialForms.callback(ctx)
   }
 
+  /** POST /auth/@provider/confirm: confirms the password by a fresh round trip to a linked provider. */
+  confirm(ctx: HttpContext) {
+    return SocialForms.confirm(ctx)
+  }
+
   /** GET /auth/@provider/link: an account with this address exists; log in to link. */
   link(ctx: HttpContext) {
     return SocialForms.link(ctx)
