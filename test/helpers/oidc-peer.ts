@@ -34,7 +34,6 @@ export interface OidcPeer {
 
 export async function startOidcPeer(clients: PeerClient[]): Promise<OidcPeer> {
   const accounts = new Map<string, PeerAccount>()
-  let provider!: Provider
   const server: Server = createServer((req, res) => {
     if (req.url?.startsWith('/interaction/')) {
       interact(req, res).catch((error: unknown) => {
@@ -63,7 +62,7 @@ export async function startOidcPeer(clients: PeerClient[]): Promise<OidcPeer> {
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   }
-  provider = new Provider(issuer, {
+  const provider = new Provider(issuer, {
     clients: clients.map((c) => ({ client_id: c.clientId, client_secret: c.clientSecret, redirect_uris: c.redirectUris, grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post' })),
     async findAccount(_ctx: unknown, id: string) {
       const account = accounts.get(id)
