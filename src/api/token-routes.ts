@@ -26,6 +26,7 @@ import { VerifiedAddressMiddleware } from './personal-tokens/verified-address.js
 import { jwksRoute } from './jwks-route.js'
 import { openapiRoute } from './openapi/openapi-route.js'
 import { emailLoginApiRoutes } from '../auth/email-login/api-routes.js'
+import { socialApiRoutes } from '../auth/social/native.js'
 
 export interface ApiRoutesOptions {
   /** The personal access tokens page at /account/tokens (default true). */
@@ -189,6 +190,8 @@ export function apiRoutes(options: ApiRoutesOptions = {}): RouteDefinition[] {
     tokenRoute(`${options.authRoute ?? '/api/auth'}/two-factor`, issueTokenTwoFactor, 'api.auth.two_factor'),
     // Sign-in by e-mail, with the `email_login` feature.
     ...emailLoginApiRoutes(options.authRoute ?? '/api/auth').map(([path, handler, name]) => tokenRoute(path, handler, name)),
+    // Native apps' ID tokens, with the `social` feature.
+    ...socialApiRoutes(options.authRoute ?? '/api/auth').map(([path, handler, name]) => tokenRoute(path, handler, name)),
     tokenRoute(options.reauthRoute ?? '/api/reauth', reissueToken, 'api.reauth'),
     tokenRoute(options.logoutRoute ?? '/api/logout', logout, 'api.logout'),
     tokenRoute(options.revokeRoute ?? '/api/revoke', revoke, 'api.revoke'),

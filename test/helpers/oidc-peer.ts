@@ -32,7 +32,12 @@ export interface OidcPeer {
   close(): Promise<void>
 }
 
-export async function startOidcPeer(clients: PeerClient[]): Promise<OidcPeer> {
+/**
+ * `idTokenClaims`: the scope's claims (email, name) in the ID token too, as native SDKs get them;
+ * by default they are only at UserInfo (oidc-provider's conformIdTokenClaims), which the web flow
+ * must then fetch.
+ */
+export async function startOidcPeer(clients: PeerClient[], options: { idTokenClaims?: boolean } = {}): Promise<OidcPeer> {
   const accounts = new Map<string, PeerAccount>()
   const server: Server = createServer((req, res) => {
     if (req.url?.startsWith('/interaction/')) {
@@ -74,6 +79,7 @@ export async function startOidcPeer(clients: PeerClient[]): Promise<OidcPeer> {
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     cookies: { keys: ['trowel-test-oidc-peer-cookie-key'] },
     pkce: { required: () => true },
+    conformIdTokenClaims: !options.idTokenClaims,
   })
   provider.on('server_error', () => {})
 
