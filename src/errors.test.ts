@@ -30,6 +30,7 @@ import * as personalTokenAbilities from './api/personal-tokens/abilities.js'
 import * as publicErrors from './errors.js'
 import * as twoFactorErrors from './auth/two-factor/errors.js'
 import * as passkeyErrors from './auth/passkeys/errors.js'
+import * as socialErrors from './auth/social/errors.js'
 
 const SRC = fileURLToPath(new URL('.', import.meta.url))
 const DOCS = readFileSync(fileURLToPath(new URL('../docs/errors.md', import.meta.url)), 'utf8')
@@ -53,10 +54,11 @@ const MODULES: Record<string, Record<string, unknown>> = {
   'api/personal-tokens/abilities.ts': personalTokenAbilities,
   'auth/two-factor/errors.ts': twoFactorErrors,
   'auth/passkeys/errors.ts': passkeyErrors,
+  'auth/social/errors.ts': socialErrors,
 }
 
 /** Adding an HttpError class means updating this number and docs/errors.md. */
-const HTTP_ERROR_CLASSES = 35
+const HTTP_ERROR_CLASSES = 36
 const FRAMEWORK_ERROR_CLASSES = 6
 const JWT_ERROR_CLASSES = 4
 

@@ -19,7 +19,7 @@ import type { AuthUser } from '../types.js'
 import { storedDate } from '../inventory/index.js'
 import type { SocialProvider } from './config.js'
 import type { SocialProfile } from './drivers.js'
-import { SocialLastWayInError } from './errors.js'
+import { HttpError } from '../../http/http-error.js'
 import { failed, servedProvider, social, SOCIAL_MESSAGES } from './forms.js'
 import type { Social } from './social.js'
 import { IDENTITIES_TABLE, type PendingRow } from './store.js'
@@ -112,7 +112,7 @@ export const ConnectionForms = {
       return 'removed' as const
     })
     if (outcome === 'last') {
-      if (ctx.request.wantsJson()) throw new SocialLastWayInError(CONNECTION_MESSAGES.lastWayIn)
+      if (ctx.request.wantsJson()) throw new HttpError(409, 'E_CONFLICT', CONNECTION_MESSAGES.lastWayIn)
       ctx.session.flash('error', CONNECTION_MESSAGES.lastWayIn)
       return ctx.response.redirect('/account/connections')
     }

@@ -14,13 +14,6 @@ export class SocialLinkRequiredError extends HttpError {
   }
 }
 
-/** 409: disconnecting would leave the account without a way in. */
-export class SocialLastWayInError extends HttpError {
-  constructor(message = 'This is your only way to sign in: set a password or add a passkey before disconnecting it.', options?: HttpErrorOptions) {
-    super(409, 'E_CONFLICT', message, options)
-  }
-}
-
 declare module '../events.js' {
   interface AuthEvents {
     /** An identity at `provider` was linked to `user` (`item`: the inventory item it added). */
