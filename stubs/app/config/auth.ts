@@ -11,7 +11,7 @@ export const GUARDS = {
    */
   web: { model: User },
   /** What Auth.routes() serves; remove a feature to turn its pages off. */
-  features: ['registration', 'reset_passwords', 'remember_me', 'email_verification', 'account', 'two_factor', 'passkeys', 'social'],
+  features: ['registration', 'reset_passwords', 'remember_me', 'email_verification', 'account', 'social', 'two_factor', 'passkeys'],
   /** Security e-mails to the account's owner, each with a "This wasn't me" link; false turns one off. */
   notifications: {
     new_device: true,
