@@ -22,6 +22,7 @@ import { budgetsOff } from '../helpers/auth-config.js'
 import { startSmtpPeer, mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
 import { PASSWORD, appDb, registerUser } from '../helpers/security-kit.js'
 import { startOidcPeer, type OidcPeer } from '../helpers/oidc-peer.js'
+import * as OTPAuth from 'otpauth'
 
 const APP_URL = 'http://app.example.test'
 const FAILED = 'The sign-in could not be completed. Please try again.'
@@ -284,5 +285,48 @@ export const SOCIAL = {
     op.next = 'stranger-sub'
     const no = await browser.get(await op.roundTrip(other.location!))
     assert.equal(no.location, '/confirm-password')
+  })
+
+  it('a TOTP user is challenged after the provider', async () => {
+    const browser = new Client(server.url)
+    assert.equal((await browser.submit('/login', '/login', { email: 'owner@example.test', password: PASSWORD })).location, '/home')
+    await browser.submit('/confirm-password', '/confirm-password', { password: PASSWORD })
+    const page = await browser.get('/account/two-factor')
+    const secret = /aria-label="Setup key ([A-Z2-7]+)"/.exec(page.text)?.[1]
+    assert.ok(secret, page.text.slice(0, 500))
+    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
+    const enabled = await browser.post('/account/two-factor', { __token: browser.csrf(), code: totp.generate() }, { accept: 'application/json' })
+    assert.equal(enabled.status, 200, enabled.text)
+    const fresh = new Client(server.url)
+    const r = await fresh.get(await callbackFor(fresh, 'owner-sub'))
+    assert.equal(r.location, '/two-factor-challenge')
+    assert.equal(await loggedInAs(fresh), null, 'the provider alone does not log in')
+    await fresh.get('/two-factor-challenge')
+    const step = await fresh.post('/two-factor-challenge', { __token: fresh.csrf(), code: totp.generate({ timestamp: Date.now() + 30_000 }) })
+    assert.equal(step.location, '/home', step.text)
+    assert.match((await loggedInAs(fresh)) ?? '', /Owner/)
+  })
+
+  it('"This wasn\'t me" from the social_linked notice removes the identities linked since', async () => {
+    const notice = await (async () => {
+      for (let i = 0; i < 200; i++) {
+        const found = smtp.messages.find((m) => m.to.includes('owner@example.test') && /Subject: A sign-in provider was linked/.test(m.raw))
+        if (found) return found
+        await sleep(50)
+      }
+      throw new Error('no social_linked notice')
+    })()
+    const token = /http:\/\/app\.example\.test\/account\/secure\/([A-Za-z0-9_-]{43})/.exec(mailText(notice.raw))?.[1]
+    assert.ok(token, mailText(notice.raw))
+    const user = await db('users').where('email', 'owner@example.test').first()
+    assert.equal((await db('social_identities').where('user_id', user.id)).length, 2)
+    const mailbox = new Client(server.url)
+    await mailbox.get(`/account/secure/${token}`)
+    assert.equal((await mailbox.post(`/account/secure/${token}`, { __token: mailbox.csrf() })).status, 303)
+    assert.equal((await db('social_identities').where('user_id', user.id)).length, 0, 'the reported identity and the newer one are gone')
+    const again = new Client(server.url)
+    const r = await again.get(await callbackFor(again, 'owner-sub'))
+    assert.notEqual(r.location, '/home', 'the identity no longer logs in')
+    assert.notEqual(r.location, '/two-factor-challenge')
   })
 })
