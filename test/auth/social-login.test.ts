@@ -329,4 +329,37 @@ export const SOCIAL = {
     assert.notEqual(r.location, '/home', 'the identity no longer logs in')
     assert.notEqual(r.location, '/two-factor-challenge')
   })
+
+  it('connect from the account page links to the logged-in user only; another user\'s identity is never moved', async () => {
+    await registerUser(server.url, 'connector@example.test', 'Connector')
+    await db('users').where('email', 'connector@example.test').update({ email_verified_at: new Date() })
+    op.accounts.set('conn-sub', { email: 'elsewhere@example.test', email_verified: false, name: 'Conn' })
+    const browser = new Client(server.url)
+    assert.equal((await browser.submit('/login', '/login', { email: 'connector@example.test', password: PASSWORD })).location, '/home')
+    await browser.submit('/confirm-password', '/confirm-password', { password: PASSWORD })
+    assert.match((await browser.get('/account')).text, /href="\/account\/connections"/)
+    // Alice's Acme identity (linked to her account): refused, never moved.
+    await browser.get('/account/connections')
+    const theirs = await browser.post('/account/connections/acme', { __token: browser.csrf() })
+    op.next = 'alice-sub'
+    const refused = await browser.get(await op.roundTrip(theirs.location!))
+    assert.equal(refused.location, '/account/connections')
+    assert.match((await browser.get('/account/connections')).text, /linked to another user/)
+    const alice = await db('users').where('email', 'alice@example.test').first()
+    assert.ok(await db('social_identities').where({ provider: 'acme', subject: 'alice-sub', user_id: alice.id }).first(), 'alice keeps hers')
+    const go = await browser.post('/account/connections/acme', { __token: browser.csrf() })
+    assert.ok(go.location?.startsWith(op.issuer), `${go.status} ${go.location}`)
+    op.next = 'conn-sub'
+    const done = await browser.get(await op.roundTrip(go.location!))
+    assert.equal(done.location, '/account/connections')
+    assert.match((await browser.get('/account/connections')).text, /Your Acme account is now connected\./)
+    const me = await db('users').where('email', 'connector@example.test').first()
+    assert.ok(await db('social_identities').where({ provider: 'acme', subject: 'conn-sub', user_id: me.id }).first())
+    assert.equal((await db('social_identities').where('user_id', me.id)).length, 1)
+    // The connector can disconnect: a password is another way in.
+    await browser.get('/account/connections')
+    const off = await browser.post('/account/connections/acme/disconnect', { __token: browser.csrf() })
+    assert.equal(off.location, '/account/connections')
+    assert.equal(await db('social_identities').where({ subject: 'conn-sub' }).first(), undefined)
+  })
 })
