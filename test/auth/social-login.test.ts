@@ -285,6 +285,16 @@ export const SOCIAL = {
     op.next = 'stranger-sub'
     const no = await browser.get(await op.roundTrip(other.location!))
     assert.equal(no.location, '/confirm-password')
+    // A first password: not without a recent confirmation, then with one (no current password).
+    const fresh = new Client(server.url)
+    await fresh.get(await callbackFor(fresh, 'only-sub'))
+    await fresh.get('/account')
+    const first = { password: 'a first password for only', password_confirmation: 'a first password for only' }
+    assert.equal((await fresh.post('/account/password', { __token: fresh.csrf(), ...first })).location, '/confirm-password')
+    await browser.get('/account')
+    const set = await browser.post('/account/password', { __token: browser.csrf(), ...first })
+    assert.equal(set.status, 302, set.text)
+    assert.equal((await new Client(server.url).submit('/login', '/login', { email: 'only@example.test', password: first.password })).location, '/home')
   })
 
   it('a TOTP user is challenged after the provider', async () => {
