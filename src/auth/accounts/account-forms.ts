@@ -20,7 +20,7 @@ import { isVerified } from './verification.js'
 import { currentLoginHash } from './device-forms.js'
 import { liftPasswordLock } from './password-lock.js'
 import { rotateCurrentLogin } from '../guards/web/guard.js'
-import { firstPasswordGate, hasPassword } from '../social/first-password.js'
+import { firstPasswordGate, hasPassword } from './first-password.js'
 
 export const ACCOUNT_MESSAGES = {
   profileSaved: 'Profile saved.',

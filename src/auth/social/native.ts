@@ -19,7 +19,6 @@ import { eventBase } from '../events.js'
 import { InvalidCredentialsError } from '../errors.js'
 import { normalizeEmail } from '../email.js'
 import { clientKey } from '../throttle/client-key.js'
-import { configuredFeatures } from '../auth-routes.js'
 import type { SocialProvider } from './config.js'
 import { profileFromClaims, type SocialDriver } from './drivers.js'
 import { SocialLinkRequiredError } from './errors.js'
@@ -29,12 +28,6 @@ import { PENDING_TABLE, isUniqueViolation } from './store.js'
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
-
-/** The route's path, handler and name under `authRoute`; none while the feature is off. */
-export function socialApiRoutes(authRoute: string): [string, (ctx: HttpContext) => Promise<unknown>, string][] {
-  if (!configuredFeatures().has('social')) return []
-  return [[`${authRoute}/social/@provider`, signInWithIdToken, 'api.auth.social']]
-}
 
 /** One Configuration per accepted audience (the issuer's metadata, `response_type=id_token`). */
 const perAudience = new WeakMap<SocialDriver, Map<string, client.Configuration>>()

@@ -1,5 +1,5 @@
 /**
- * @module auth/social/first-password
+ * @module auth/accounts/first-password
  * Setting a first password (`POST /account/password` without `current_password`) for a user who
  * has none — an account made by a provider, a passkey or a mailed link. There is no password to
  * type, so it needs what stands in for one: a confirmation within `password_timeout` (a passkey or
