@@ -214,6 +214,12 @@ export const SOCIAL = {
       if (!link) await sleep(50)
     }
     assert.ok(link, 'the confirmation mail')
+    // Another browser (the address's owner, if someone else gave it): the link does nothing there.
+    const elsewhere = new Client(server.url)
+    assert.match((await elsewhere.get(link)).text, /works only in the browser where you signed in/)
+    await elsewhere.get('/login')
+    assert.equal((await elsewhere.post(link, { __token: elsewhere.csrf() })).location, '/login')
+    assert.equal(await counts(), before)
     const head = await browser.request('HEAD', link)
     assert.equal(head.status, 200)
     const page = await browser.get(link)

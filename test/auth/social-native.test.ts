@@ -6,6 +6,7 @@
  * - The nonce or its SHA-256 hex; a wrong nonce, a forged HS256 or `alg: none` token, a token for
  *   another audience: 401 E_INVALID_CREDENTIALS. A non-OIDC or unserved provider: 404.
  * - An account with the address but not this identity: 409 E_SOCIAL_LINK_REQUIRED.
+ * - A `form_post` callback (Apple's) is CSRF-exempt and goes on as a GET.
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -122,5 +123,23 @@ export const SOCIAL = {
     assert.equal(r.status, 409, r.text)
     assert.equal(r.json().code, 'E_SOCIAL_LINK_REQUIRED')
     assert.equal(await db('social_identities').where({ subject: 'taken-sub' }).first(), undefined)
+  })
+
+  it('a form_post callback (Apple) is CSRF-exempt and continues as a GET, which carries the Lax cookies', async () => {
+    op.accounts.set('post-sub', { email: 'post@example.test', email_verified: true, name: 'Post' })
+    const browser = new Client(server.url)
+    const start = await browser.get('/auth/acme/redirect')
+    op.next = 'post-sub'
+    const back = new URL(await op.roundTrip(start.location!), APP_URL)
+    const form = Object.fromEntries(back.searchParams)
+    // The provider's page posts cross-site: no CSRF token, and a Lax cookie would not come along.
+    const posted = await browser.request('POST', '/auth/acme/callback', { form, cookies: false })
+    assert.equal(posted.status, 303, posted.text)
+    const next = new URL(posted.location!, APP_URL)
+    assert.equal(next.pathname, '/auth/acme/callback')
+    assert.equal(next.searchParams.get('state'), form.state)
+    const done = await browser.get(`${next.pathname}${next.search}`)
+    assert.equal(done.location, '/home', done.text)
+    assert.equal((await browser.get('/home')).status, 200)
   })
 })

@@ -5,12 +5,17 @@
  * answers the same whether or not the address has an account and mails a link (after the answer).
  * `GET /auth/@provider/email/@token` (and HEAD) changes nothing; its button POSTs to the same path,
  * which, within 60 minutes and once, creates the account and its identity and logs in — or, when
- * the address has an account by then, asks for a login to it to link the identity.
+ * the address has an account by then, asks for a login to it to link the identity. The link works
+ * only in the browser that signed in with the provider: otherwise whoever signed in could have
+ * the address's owner confirm, from their own mailbox, an account that the signer's identity
+ * opens. Each mail costs a slot of the client's `ip` budget.
  */
 import type { HttpContext } from '../../http/context.js'
 import { Mailable, type Mailer } from '../../mail/index.js'
 import { validate } from '../../validation/index.js'
 import { normalizeEmail } from '../email.js'
+import { AUTH_MESSAGES } from '../messages.js'
+import { clientKey } from '../throttle/client-key.js'
 import { answerLogin, LINK_KEY, PROFILE_KEY, servedProvider, social, SOCIAL_MESSAGES, failed } from './forms.js'
 import { newSecret } from './store.js'
 
@@ -65,8 +70,12 @@ export const SocialEmailForms = {
     ctx.session.forget(PROFILE_KEY)
     if (!row) return failed(ctx, SOCIAL_MESSAGES.linkExpired)
     const address = normalizeEmail(data.email)
+    // Each mail costs a slot of the client's `ip` budget.
+    const ip = service.manager.budgets.ip
+    const wait = await ip.take(ip.key(clientKey(ctx.request.ip())))
+    if (wait !== null) return failed(ctx, AUTH_MESSAGES.throttled(wait))
     const token = newSecret()
-    await service.store.putPending(token, { kind: 'email', provider: provider.name, intent: 'login', data: { subject: row.data.subject, name: row.data.name ?? null, email: address } }, EMAIL_LINK_MINUTES)
+    await service.store.putPending(token, { kind: 'email', provider: provider.name, intent: 'login', browser: service.browser(ctx), data: { subject: row.data.subject, name: row.data.name ?? null, email: address } }, EMAIL_LINK_MINUTES)
     const url = `${service.appUrl()}/auth/${provider.name}/email/${token}`
     const appName = String(ctx.app.config('application')?.APPLICATION?.name ?? process.env.APP_NAME ?? 'Trowel')
     const where = { ip: ctx.request.ip(), request_id: ctx.request.id }
@@ -91,8 +100,9 @@ export const SocialEmailForms = {
     noStore(ctx)
     const token = String(ctx.params.token ?? '')
     const row = await service.store.peekPending(token, 'email')
-    const valid = row !== null && row.provider === provider.name
-    return ctx.view.render('auth/social_email_link', { invalid: !valid, message: valid ? null : SOCIAL_MESSAGES.emailInvalid, provider: provider.label, email: valid ? row.data.email : null, action: `/auth/${provider.name}/email/${token}` })
+    const valid = row !== null && row.provider === provider.name && service.sameBrowser(ctx, row)
+    const message = row && !service.sameBrowser(ctx, row) ? SOCIAL_MESSAGES.emailOtherBrowser : SOCIAL_MESSAGES.emailInvalid
+    return ctx.view.render('auth/social_email_link', { invalid: !valid, message: valid ? null : message, provider: provider.label, email: valid ? row.data.email : null, action: `/auth/${provider.name}/email/${token}` })
   },
 
   /** POST /auth/@provider/email/@token */
@@ -102,7 +112,7 @@ export const SocialEmailForms = {
     noStore(ctx)
     if (await ctx.auth.check()) return ctx.response.redirect('/home')
     const peek = await service.store.peekPending(String(ctx.params.token ?? ''), 'email')
-    if (!peek || peek.provider !== provider.name) return failed(ctx, SOCIAL_MESSAGES.emailInvalid)
+    if (!peek || peek.provider !== provider.name || !service.sameBrowser(ctx, peek)) return failed(ctx, SOCIAL_MESSAGES.emailInvalid)
     const row = await service.store.takePending(String(ctx.params.token ?? ''), 'email')
     if (!row) return failed(ctx, SOCIAL_MESSAGES.emailInvalid)
     // The mailbox is proven: the address now counts as verified for this identity.

@@ -31,6 +31,7 @@ export const SOCIAL_MESSAGES = {
   linkExpired: 'This link-up has expired. Sign in with the provider again.',
   emailSent: 'If the address can be used, a confirmation link is on its way: open it to finish creating your account.',
   emailInvalid: 'This confirmation link is invalid or has expired.',
+  emailOtherBrowser: 'This link works only in the browser where you signed in with the provider. If you did not, ignore the e-mail.',
   notYours: (label: string) => `That ${label} account is not linked to yours: confirm with your password or a linked provider.`,
 } as const
 
