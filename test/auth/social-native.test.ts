@@ -7,6 +7,7 @@
  *   another audience: 401 E_INVALID_CREDENTIALS. A non-OIDC or unserved provider: 404.
  * - An account with the address but not this identity: 409 E_SOCIAL_LINK_REQUIRED.
  * - A `form_post` callback (Apple's) is CSRF-exempt and goes on as a GET.
+ * - `craft social:add` writes the provider and its empty variables.
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -141,5 +142,21 @@ export const SOCIAL = {
     const done = await browser.get(`${next.pathname}${next.search}`)
     assert.equal(done.location, '/home', done.text)
     assert.equal((await browser.get('/home')).status, 200)
+  })
+
+  it('craft social:add: an OIDC provider with its issuer as the env default, variables empty in .env; a listed preset only gets its variables', async () => {
+    const r = app.craft('social:add', 'corp', '--issuer', 'https://id.corp.test')
+    assert.equal(r.code, 0, r.stderr)
+    assert.match(app.read('config/social.ts'), /corp: \{ driver: 'oidc', issuer: env\('CORP_ISSUER', "https:\/\/id\.corp\.test"\), clientId: env\('CORP_CLIENT_ID'\), clientSecret: env\('CORP_CLIENT_SECRET'\) \},/)
+    assert.match(app.read('.env'), /^CORP_CLIENT_ID=$/m)
+    assert.match(app.read('.env'), /^CORP_CLIENT_SECRET=$/m)
+    const again = app.craft('social:add', 'github')
+    assert.equal(again.code, 0, again.stderr)
+    assert.match(app.read('.env'), /^GITHUB_CLIENT_ID=$/m)
+    assert.equal(app.craft('social:add', 'corp', '--issuer', 'https://id.corp.test').code, 0, 'listed: unchanged')
+    assert.equal(app.read('config/social.ts').match(/corp:/g)?.length, 1)
+    const bad = app.craft('social:add', 'nobody')
+    assert.notEqual(bad.code, 0)
+    assert.match(bad.stderr + bad.stdout, /--issuer/)
   })
 })

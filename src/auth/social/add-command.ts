@@ -4,7 +4,8 @@
  * the stub when the app has none) and its variables to `.env`, empty: `<NAME>_CLIENT_ID`,
  * `<NAME>_CLIENT_SECRET`. A preset name (github, google, microsoft, apple, gitlab, discord) needs
  * no issuer; any other name is an OpenID Connect provider and needs `--issuer`, written as the
- * default of `env('<NAME>_ISSUER', 'URL')`. A name already in the file is refused.
+ * default of `env('<NAME>_ISSUER', 'URL')`. A name already in the file (a new app lists github and
+ * google) is left as it is; its variables are still added to `.env` when missing.
  */
 import { existsSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -26,9 +27,14 @@ export function providerLine(name: string, issuer: string | undefined): string {
   return `    ${name}: { driver: 'oidc', issuer: env('${v}_ISSUER', ${JSON.stringify(issuer)}), ${client} },`
 }
 
+/** Whether config/social.ts (its text) has an active line for provider `name`. */
+export function hasProvider(text: string, name: string): boolean {
+  return new RegExp(`^\\s*['"]?${name}['"]?\\s*:`, 'm').test(text)
+}
+
 /** Adds `name` to the text of config/social.ts; throws CliError when it is there or has no `providers: {`. */
 export function addProvider(text: string, name: string, issuer: string | undefined): string {
-  if (new RegExp(`^\\s*['"]?${name}['"]?\\s*:`, 'm').test(text)) throw new CliError(`config/social.ts already has a provider named "${name}".`)
+  if (hasProvider(text, name)) throw new CliError(`config/social.ts already has a provider named "${name}".`)
   const match = /providers\s*:\s*\{[^\n]*\n/.exec(text)
   if (!match) throw new CliError('config/social.ts has no "providers: {" line to add the provider to.')
   const at = match.index + match[0].length
@@ -56,7 +62,10 @@ export function registerSocialAddCommand(program: Command, ctx: CliContext): voi
       }
       const file = join(root, 'config', 'social.ts')
       const text = existsSync(file) ? readFileSync(file, 'utf8') : readFileSync(join(FRAMEWORK_ROOT, 'stubs', 'app', 'config', 'social.ts'), 'utf8')
-      writeFileSync(file, addProvider(text, name, opts.issuer))
+      // A provider already in the file (a new app lists github and google): only its variables are added.
+      const present = hasProvider(text, name)
+      if (!present) writeFileSync(file, addProvider(text, name, opts.issuer))
+      else if (!existsSync(file)) writeFileSync(file, text)
       const env = join(root, '.env')
       const known = readEnvFile(env)
       const v = name.toUpperCase().replace(/-/g, '_')
@@ -65,7 +74,7 @@ export function registerSocialAddCommand(program: Command, ctx: CliContext): voi
         const current = existsSync(env) ? readFileSync(env, 'utf8') : ''
         appendFileSync(env, `${current === '' || current.endsWith('\n') ? '' : '\n'}${keys.map((k) => `${k}=`).join('\n')}\n`)
       }
-      ctx.out(`Added "${name}" to config/social.ts${keys.length ? ` and ${keys.join(', ')} to .env` : ''}.`)
+      ctx.out(`${present ? `"${name}" was already in config/social.ts` : `Added "${name}" to config/social.ts`}${keys.length ? `; added ${keys.join(', ')} to .env` : ''}.`)
       ctx.out(`Register ${'<APP_URL>'}/auth/${name}/callback as the redirect URI at the provider, then fill in .env.`)
     })
 }
