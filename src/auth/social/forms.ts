@@ -102,6 +102,27 @@ async function confirmCallback(ctx: HttpContext, service: Social, provider: Soci
   return ctx.response.redirect(intended)
 }
 
+/**
+ * After a login in this browser: the pending link-up (if any) is used up — linked when the login
+ * is to the account it was found for, discarded otherwise (any other login). Flashes the outcome.
+ */
+export async function completePendingLink(ctx: HttpContext, service: Social, user: AuthUser): Promise<'linked' | 'discarded' | 'none'> {
+  if (!ctx.hasSession) return 'none'
+  const secret = ctx.session.get<string>(LINK_KEY)
+  if (typeof secret !== 'string') return 'none'
+  ctx.session.forget(LINK_KEY)
+  const row = await service.store.takePending(secret, 'link')
+  if (!row) return 'none'
+  const provider = service.provider(row.provider)
+  if (!provider || String(user.getKey()) !== String(row.user_id) || !service.sameBrowser(ctx, row)) {
+    ctx.session.flash('error', SOCIAL_MESSAGES.otherAccount)
+    return 'discarded'
+  }
+  const result = await service.linkIdentity(ctx, user, provider, { subject: String(row.data.subject), email: (row.data.email as string | null) ?? null })
+  ctx.session.flash(result.outcome === 'taken' ? 'error' : 'success', result.outcome === 'taken' ? SOCIAL_MESSAGES.failed : SOCIAL_MESSAGES.linked(provider.label))
+  return result.outcome === 'taken' ? 'discarded' : 'linked'
+}
+
 export const SocialForms = {
   /** GET /auth/@provider/redirect */
   async redirect(ctx: HttpContext): Promise<unknown> {
@@ -168,24 +189,18 @@ export const SocialForms = {
     const provider = servedProvider(ctx)
     noStore(ctx)
     const secret = ctx.session.get<string>(LINK_KEY)
+    const loggedIn = await ctx.auth.check()
+    // Already settled by the login that just happened (or nothing was pending): the connections.
+    if (typeof secret !== 'string' && loggedIn) return ctx.response.redirect('/account/connections')
     const row = await service.store.peekPending(secret, 'link')
     if (!row || row.provider !== provider.name || !service.sameBrowser(ctx, row)) {
       ctx.session.forget(LINK_KEY)
       if (ctx.hasSession) ctx.session.flash('error', SOCIAL_MESSAGES.linkExpired)
-      return ctx.response.redirect((await ctx.auth.check()) ? '/home' : '/login')
+      return ctx.response.redirect(loggedIn ? '/home' : '/login')
     }
-    if (await ctx.auth.check()) {
-      const user = ctx.auth.user<AuthUser>()!
-      ctx.session.forget(LINK_KEY)
-      const taken = await service.store.takePending(secret, 'link')
-      if (!taken) return ctx.response.redirect('/home')
-      if (String(user.getKey()) !== String(taken.user_id)) {
-        ctx.session.flash('error', SOCIAL_MESSAGES.otherAccount)
-        return ctx.response.redirect('/home')
-      }
-      const result = await service.linkIdentity(ctx, user, provider, { subject: String(taken.data.subject), email: (taken.data.email as string | null) ?? null })
-      ctx.session.flash(result.outcome === 'taken' ? 'error' : 'success', result.outcome === 'taken' ? SOCIAL_MESSAGES.failed : SOCIAL_MESSAGES.linked(provider.label))
-      return ctx.response.redirect('/account/connections')
+    if (loggedIn) {
+      const outcome = await completePendingLink(ctx, service, ctx.auth.user<AuthUser>()!)
+      return ctx.response.redirect(outcome === 'linked' ? '/account/connections' : '/home')
     }
     const email = typeof row.data.email === 'string' ? row.data.email : ''
     return ctx.view.render('auth/social_link', { provider: provider.label, email, next: `/auth/${provider.name}/link`, minutes: service.config.linkMinutes })
