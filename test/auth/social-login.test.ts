@@ -294,7 +294,9 @@ export const SOCIAL = {
     // A first password: not without a recent confirmation, then with one (no current password).
     const fresh = new Client(server.url)
     await fresh.get(await callbackFor(fresh, 'only-sub'))
-    await fresh.get('/account')
+    const account = await fresh.get('/account')
+    assert.match(account.text, /Set a password/)
+    assert.ok(!account.text.includes('name="current_password"'), 'no current password to type')
     const first = { password: 'a first password for only', password_confirmation: 'a first password for only' }
     assert.equal((await fresh.post('/account/password', { __token: fresh.csrf(), ...first })).location, '/confirm-password')
     await browser.get('/account')

@@ -51,6 +51,8 @@ export const AccountForms = {
       email: (user as Row)[column],
       verified: isVerified(user),
       verification: manager.resolved.features.has('email_verification'),
+      // No password yet (made by a provider, a passkey or a mailed link): the form sets a first one.
+      has_password: hasPassword(ctx, user),
     })
   },
 
