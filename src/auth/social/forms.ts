@@ -67,7 +67,8 @@ export function failed(ctx: HttpContext, message: string = SOCIAL_MESSAGES.faile
 /** After an account is known: the login flow, then its redirect. */
 async function logIn(ctx: HttpContext, service: Social, outcome: Extract<LoginOutcome, { kind: 'login' }>, provider: SocialProvider, next: string | null): Promise<unknown> {
   const done = await finishSocialLogin(ctx, { user: outcome.user, next, details: { provider: provider.name } })
-  void service
+  // A link-up waiting in this browser ends with this login (linked only if it is to that account).
+  if (done.status === 'logged_in') await completePendingLink(ctx, service, outcome.user)
   return ctx.response.redirect(done.redirect)
 }
 
