@@ -22,7 +22,7 @@ export function socialRoutes(on: ReadonlySet<string>): RouteDefinition[] {
     Route.get('/auth/@provider/email/@token', 'auth/SocialController@showEmailLink').name('social.email.link'),
     Route.post('/auth/@provider/email/@token', 'auth/SocialController@confirmEmail').name('social.email.confirm'),
     Route.post('/auth/@provider/confirm', 'auth/SocialController@confirm').name('social.confirm').middleware(['auth']),
-    Route.get('/account/connections', 'auth/SocialController@connections').name('social.connections').middleware(['auth']),
+    Route.get('/account/connections', 'auth/SocialController@connections').name('account.connections').middleware(['auth']),
     Route.post('/account/connections/@provider', 'auth/SocialController@connect').name('social.connect').middleware(adding),
     Route.post('/account/connections/@provider/disconnect', 'auth/SocialController@disconnect').name('social.disconnect').middleware(['auth', 'password.confirm']),
   ]
