@@ -20,6 +20,7 @@ export { ModelUserProvider, type AuthModel } from './user-providers/model-user-p
 export { Authenticates } from './authenticates.js'
 export { AuthForms } from './auth-forms.js'
 export { EmailLoginForms, EMAIL_LOGIN_MESSAGES } from './email-login/forms.js'
+export { SocialForms, SocialEmailForms, ConnectionForms, SOCIAL_MESSAGES, CONNECTION_MESSAGES } from './social/index.js'
 export { AUTH_MESSAGES } from './messages.js'
 export type { AuthEvents, AuthEventBase } from './events.js'
 export { AuthenticationMiddleware } from './middleware/authentication-middleware.js'

@@ -39,6 +39,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   { names: ['controller'], load: async () => [(await import('./commands/controller-command.js')).registerControllerCommand] },
   { names: ['routes:list'], load: async () => [(await import('./commands/routes-list-command.js')).registerRoutesListCommand] },
+  { names: ['social:add'], load: async () => [(await import('../auth/social/add-command.js')).registerSocialAddCommand] },
   { names: ['key:generate'], load: async () => [(await import('./commands/key-generate-command.js')).registerKeyGenerateCommand] },
   { names: ['test'], load: async () => [(await import('./commands/test-command.js')).registerTestCommand] },
   { names: ['typecheck'], load: async () => [(await import('./commands/typecheck-command.js')).registerTypecheckCommand] },

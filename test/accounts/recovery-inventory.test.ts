@@ -16,6 +16,7 @@ import { budgetsOff } from '../helpers/auth-config.js'
 import { startSmtpPeer, mailText, type SmtpPeer, type ReceivedMail } from '../helpers/smtp-peer.js'
 import { PASSWORD, appDb } from '../helpers/security-kit.js'
 import { ORIGIN, SoftAuthenticator } from '../helpers/soft-authenticator.js'
+import { startOidcPeer, type OidcPeer } from '../helpers/oidc-peer.js'
 
 const EMAIL = 'inventory-owner@example.test'
 const INTRUDER_INBOX = 'inventory-intruder@example.test'
@@ -47,9 +48,13 @@ describe('recovery ends every kind of the inventory', () => {
   let smtp: SmtpPeer
   let db: Knex
   let kinds: string[] = []
+  let op: OidcPeer
 
   before(async () => {
     smtp = await startSmtpPeer()
+    // A real OpenID Provider: a linked identity and a pending connect are kinds too.
+    op = await startOidcPeer([{ clientId: 'acme-client', clientSecret: 'acme-secret', redirectUris: [`${ORIGIN}/auth/acme/callback`] }])
+    op.accounts.set('intruder-sub', { name: 'Intruder' })
     app = await newApp({ env: { MAIL_DRIVER: 'smtp', MAIL_HOST: '127.0.0.1', MAIL_PORT: String(smtp.port), APP_URL: ORIGIN } })
     applyAuthSteps(app)
     applyApiSteps(app, { apiRoutes: API_ROUTES })
@@ -61,6 +66,7 @@ describe('recovery ends every kind of the inventory', () => {
       t.replace('export const ROUTES = [', "export const ROUTES = [\n  Route.get('/test/inventory-kinds', (ctx) => ({ kinds: ctx.auth.manager.inventory.kinds().map((k) => k.name) })),"),
     )
     if (!/import \{[^}]*\bRoute\b/.test(app.read('routes/web.ts'))) app.edit('routes/web.ts', (t) => `import { Route } from 'trowel'\n${t}`)
+    app.edit('config/social.ts', (t) => t.replace('providers: {', `providers: {\n    acme: { driver: 'oidc', issuer: '${op.issuer}', clientId: 'acme-client', clientSecret: 'acme-secret' },`))
     migrate(app)
     server = await app.serve()
     db = appDb(app)
@@ -70,6 +76,7 @@ describe('recovery ends every kind of the inventory', () => {
     await db?.destroy()
     await app?.cleanup()
     await smtp?.close()
+    await op?.close()
   })
 
   const subjectOf = (m: ReceivedMail) => /^Subject: (.*)$/m.exec(m.raw)?.[1]?.trim() ?? ''
@@ -223,6 +230,33 @@ describe('recovery ends every kind of the inventory', () => {
           return r.status === 201
         },
       },
+      social_identities: {
+        // The intruder connects their own provider account to the owner's.
+        create: async () => {
+          const page = await intruder.get('/account/connections')
+          assert.equal(page.status, 200, `${page.status} ${page.location ?? ''} ${page.text.slice(0, 300)}`)
+          const go = await intruder.post('/account/connections/acme', { __token: intruder.csrf() })
+          assert.ok(go.location?.startsWith(op.issuer), `connect: ${go.status} ${go.location ?? ''}`)
+          op.next = 'intruder-sub'
+          const done = await intruder.get(await op.roundTrip(go.location!))
+          assert.equal(done.location, '/account/connections')
+        },
+        works: async () => {
+          const guest = new Client(server.url)
+          op.next = 'intruder-sub'
+          const done = await guest.get(await op.roundTrip((await guest.get('/auth/acme/redirect')).location!))
+          return done.location === '/home' || done.location === '/two-factor-challenge'
+        },
+      },
+      social_pending: {
+        // A connect begun by the intruder, to finish later.
+        create: async () => {
+          await intruder.get('/account/connections')
+          const go = await intruder.post('/account/connections/acme', { __token: intruder.csrf() })
+          assert.ok(go.location?.startsWith(op.issuer), `connect: ${go.status}`)
+        },
+        works: async () => Number((await db('social_pending').where('user_id', (await userRow()).id).count({ n: '*' }))[0]!.n) > 0,
+      },
       passkeys: {
         create: async () => {
           const authenticator = new SoftAuthenticator()
@@ -265,11 +299,11 @@ describe('recovery ends every kind of the inventory', () => {
     const unknown = kinds.filter((kind) => !probes[kind])
     assert.deepEqual(unknown, [], `kinds this test cannot create yet: ${unknown.join(', ')}`)
     // In an order the app allows (a second factor makes some of the others ask for it).
-    const order = ['logins', 'remember_tokens', 'device_cookies', 'api_tokens', 'personal_tokens', 'email_changes', 'mailed_links', 'email_logins', 'login_challenges', 'passkeys', 'totp', 'trusted_devices']
+    const order = ['logins', 'remember_tokens', 'device_cookies', 'api_tokens', 'personal_tokens', 'email_changes', 'mailed_links', 'email_logins', 'login_challenges', 'social_pending', 'social_identities', 'passkeys', 'totp', 'trusted_devices']
     const present = [...order.filter((k) => kinds.includes(k)), ...kinds.filter((k) => !order.includes(k))]
     for (const kind of present) await probes[kind]!.create()
     // The checks mean something: each item works before the recovery (those a check would use up aside).
-    for (const kind of ['logins', 'remember_tokens', 'personal_tokens', 'passkeys', 'totp', 'trusted_devices'].filter((k) => present.includes(k))) {
+    for (const kind of ['logins', 'remember_tokens', 'personal_tokens', 'social_pending', 'social_identities', 'passkeys', 'totp', 'trusted_devices'].filter((k) => present.includes(k))) {
       assert.ok(await probes[kind]!.works(), `${kind}: the intruder's item works before the recovery`)
     }
 

@@ -21,6 +21,7 @@ import { twoFactorOn } from './two-factor-status.js'
 import { currentLoginHash } from './device-forms.js'
 import { liftPasswordLock } from './password-lock.js'
 import { rotateCurrentLogin } from '../guards/web/guard.js'
+import { firstPasswordGate, hasPassword } from './first-password.js'
 
 export const ACCOUNT_MESSAGES = {
   profileSaved: 'Profile saved.',
@@ -51,6 +52,8 @@ export const AccountForms = {
       email: (user as Row)[column],
       verified: isVerified(user),
       verification: manager.resolved.features.has('email_verification'),
+      // No password yet (made by a provider, a passkey or a mailed link): the form sets a first one.
+      has_password: hasPassword(ctx, user),
       two_factor_on: await twoFactorOn(ctx, user),
     })
   },
@@ -94,14 +97,20 @@ export const AccountForms = {
     const user = await ctx.auth.authenticate()
     const manager = ctx.auth.manager
     const { request } = ctx
+    // No password yet (a provider, a passkey or a mailed link made the account): a first one.
+    const first = !hasPassword(ctx, user)
+    if (first) {
+      const stop = await firstPasswordGate(ctx)
+      if (stop !== undefined) return stop
+    }
     const { data, errors } = await checkWithPolicy(ctx, {
-      current_password: 'required|string|max:1024',
+      ...(first ? {} : { current_password: 'required|string|max:1024' }),
       password: 'required|string|min:8|max:1024|confirmed',
     })
     const current = request.body.current_password
     // The current password is checked whenever one was typed, so every error shows in one answer;
     // each check costs a slot, taken before the hash.
-    if (!errors.current_password && typeof current === 'string') {
+    if (!first && !errors.current_password && typeof current === 'string') {
       const budget = manager.budgets.confirm
       const wait = await budget.take(budget.key(String(user.getKey())))
       if (wait !== null) {

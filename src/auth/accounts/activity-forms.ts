@@ -19,6 +19,8 @@ export const ACTIVITY_LIMIT = 50
 export const ACTIVITY_LABELS: Record<string, string> = {
   'auth:login_succeeded': 'Signed in',
   'auth:login_failed': 'Failed sign-in',
+  'auth:social_linked': 'Sign-in provider linked',
+  'auth:social_unlinked': 'Sign-in provider disconnected',
   'auth:throttled': 'Too many attempts: paused for a while',
   'auth:account_locked': 'Too many failed sign-ins from elsewhere: sign-ins paused',
   'auth:logout': 'Signed out',

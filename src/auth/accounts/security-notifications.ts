@@ -14,6 +14,7 @@
  * | `passkeys` | `auth:passkey_added`, `auth:passkey_removed` | the account |
  * | `token_reuse` | `auth:token_reuse_detected` | the account |
  * | `token_created` | `auth:token_created` (a personal access token made on `/account/tokens`) | the account |
+ * | `social_linked` | `auth:social_linked` (an identity at a provider linked, automatically or not) | the account |
  * | `second_factor_failed` | `auth:two_factor_failed` with `repeated` (5 wrong answers in an hour after a right password) | the account |
  *
  * Only the switches that are on get a listener (an app without `GUARDS.notifications` has them
@@ -56,6 +57,8 @@ interface NoticePayload {
   /** The way in the event reports as added (contract of the inventory: its kind and id). */
   item?: { kind: string; id: unknown } | null
   passkeyId?: unknown
+  /** `auth:social_linked`: the provider's name. */
+  provider?: string
   /** `auth:two_factor_failed`: the 5th wrong second-factor answer within an hour. */
   repeated?: boolean
 }
@@ -85,6 +88,7 @@ export const SECURITY_NOTICES: Readonly<Record<string, NoticeRule>> = {
   'auth:token_reuse_detected': { notification: 'token_reuse', kind: 'token_reuse' },
   'auth:token_created': { notification: 'token_created', kind: 'token_created' },
   'auth:two_factor_failed': { notification: 'second_factor_failed', kind: 'second_factor_failed', when: (e) => e.repeated === true },
+  'auth:social_linked': { notification: 'social_linked', kind: 'social_linked' },
 }
 
 const TEXT: Record<SecurityNoticeKind, { subject: string; summary: (e: NoticePayload) => string }> = {
@@ -108,6 +112,10 @@ const TEXT: Record<SecurityNoticeKind, { subject: string; summary: (e: NoticePay
   token_reuse: {
     subject: 'An old API token of your account was used again',
     summary: () => 'An API token of your account that had already been replaced was presented again, which suggests it was copied. That device was logged out.',
+  },
+  social_linked: {
+    subject: 'A sign-in provider was linked to your account',
+    summary: (e) => `Your ${e.provider ?? 'provider'} account was linked to your account: it can now be used to sign in.`,
   },
   token_created: {
     subject: 'A personal access token was created for your account',

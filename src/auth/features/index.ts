@@ -13,6 +13,7 @@ import { accountFeature } from '../accounts/feature.js'
 import { twoFactorFeature } from '../two-factor/feature.js'
 import { passkeysFeature } from '../passkeys/feature.js'
 import { emailLoginFeature } from '../email-login/feature.js'
+import { socialFeature } from '../social/feature.js'
 
 let list: readonly AuthFeatureModule[] | undefined
 
@@ -28,6 +29,7 @@ export function authFeatures(): readonly AuthFeatureModule[] {
     rememberMeFeature,
     emailVerificationFeature,
     accountFeature,
+    socialFeature,
     twoFactorFeature,
     passkeysFeature,
     emailLoginFeature,
@@ -36,6 +38,6 @@ export function authFeatures(): readonly AuthFeatureModule[] {
 }
 
 /** The modules by name; exporting them also keeps each feature's event types (its `EventMap` augmentation) in the published declarations. */
-export { registrationFeature, resetPasswordsFeature, rememberMeFeature, emailVerificationFeature, accountFeature, twoFactorFeature, passkeysFeature, emailLoginFeature }
+export { registrationFeature, resetPasswordsFeature, rememberMeFeature, emailVerificationFeature, accountFeature, twoFactorFeature, passkeysFeature, emailLoginFeature, socialFeature }
 
 export { defineFeature, type AuthFeatureModule, type FeatureScaffold } from './contract.js'

@@ -56,7 +56,7 @@ describe('the feature registry', () => {
 
   it('takes notification names from the core and the modules', () => {
     const resolved = resolveAuthConfig({ default: 'web', notifications: { passkeys: true, new_device: true } }, { requireModel: false })
-    assert.deepEqual(Object.keys(resolved.notifications).sort(), ['account_locked', 'email_changed', 'new_device', 'passkeys', 'password_changed', 'second_factor_failed', 'token_created', 'token_reuse', 'two_factor'])
+    assert.deepEqual(Object.keys(resolved.notifications).sort(), ['account_locked', 'email_changed', 'new_device', 'passkeys', 'password_changed', 'second_factor_failed', 'social_linked', 'token_created', 'token_reuse', 'two_factor'])
     assert.equal(resolved.notifications.passkeys, true)
     assert.equal(resolved.notifications.two_factor, false)
     assert.throws(() => resolveAuthConfig({ default: 'web', notifications: { sms: true } }, { requireModel: false }), /GUARDS\.notifications\.sms is not a notification \(.*two_factor.*passkeys\)/)

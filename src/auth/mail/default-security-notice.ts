@@ -18,6 +18,7 @@ export type SecurityNoticeKind =
   | 'two_factor_disabled'
   | 'passkey_added'
   | 'passkey_removed'
+  | 'social_linked'
   | 'token_reuse'
   | 'token_created'
 

@@ -11,7 +11,7 @@ export const GUARDS = {
    */
   web: { model: User },
   /** What Auth.routes() serves; remove a feature to turn its pages off. */
-  features: ['registration', 'reset_passwords', 'remember_me', 'email_verification', 'account', 'two_factor', 'passkeys'],
+  features: ['registration', 'reset_passwords', 'remember_me', 'email_verification', 'account', 'social', 'two_factor', 'passkeys'],
   /** Security e-mails to the account's owner, each with a "This wasn't me" link; false turns one off. */
   notifications: {
     new_device: true,
@@ -23,6 +23,7 @@ export const GUARDS = {
     token_reuse: true,
     token_created: true,
     second_factor_failed: true,
+    social_linked: true,
   },
   password_reset_table: 'password_resets',
   /** Minutes a password-reset link stays valid (fractions allowed); null = never expires. */
