@@ -34,7 +34,7 @@ export interface AuthGuardsConfig {
 export type BudgetName = 'login' | 'ip' | 'account' | 'register' | 'reset' | 'verify' | 'confirm' | 'two_factor'
 
 /** The features of `GUARDS.features`, each adding its routes to `Auth.routes()`. */
-export const AUTH_FEATURES = ['registration', 'reset_passwords', 'remember_me', 'email_verification', 'account', 'two_factor', 'passkeys', 'email_login'] as const
+export const AUTH_FEATURES = ['registration', 'reset_passwords', 'remember_me', 'email_verification', 'account', 'two_factor', 'passkeys', 'email_login', 'organizations'] as const
 export type AuthFeature = (typeof AUTH_FEATURES)[number]
 /** What an app without `GUARDS.features` gets: the login, registration and reset pages only. */
 export const LEGACY_FEATURES: readonly AuthFeature[] = ['registration', 'reset_passwords']
@@ -62,7 +62,7 @@ export const DEFAULT_BUDGETS: Record<BudgetName, BudgetLimit> = {
 }
 
 /** Budgets of `GUARDS.throttle` that a feature resolves itself (`email_login`, `email_code`). */
-export const FEATURE_BUDGETS: readonly string[] = ['email_login', 'email_code']
+export const FEATURE_BUDGETS: readonly string[] = ['email_login', 'email_code', 'invite']
 
 export interface ResolvedAuthConfig {
   /** The default guard's name (`web`). */

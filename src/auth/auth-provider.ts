@@ -31,6 +31,8 @@ import { installTwoFactor } from './two-factor/install.js'
 import { installTwoFactorChallenge } from './two-factor/install-challenge.js'
 import { installPasskeys } from './passkeys/install.js'
 import { installEmailLogin } from './email-login/install.js'
+// TEMPORARY (organisations): until the feature contract lands, installed here like email_login.
+import { installOrganizations } from './organizations/install.js'
 import { AuditLog } from './audit/audit-log.js'
 import { AuthChallenges } from './challenges/auth-challenges.js'
 import { db } from '../database/database-manager.js'
@@ -73,6 +75,7 @@ export class AuthProvider extends ServiceProvider {
     await installTwoFactorChallenge(app, config)
     await installPasskeys(app, config)
     await installEmailLogin(app, config)
+    await installOrganizations(app, config)
     if (config.audit.enabled) {
       const audit = new AuditLog(() => db(), app.log)
       audit.listen(app.events)

@@ -8,6 +8,7 @@ import { Route } from '../routing/route.js'
 import type { RouteDefinition } from '../routing/route-definition.js'
 import { LEGACY_FEATURES, type AuthFeature } from './auth-config.js'
 import { servePasskeyClient } from './passkeys/client-bundle.js'
+import { organizationRoutes } from './organizations/routes.js'
 
 let configured: ReadonlySet<AuthFeature> = new Set(LEGACY_FEATURES)
 
@@ -126,5 +127,7 @@ export function authRoutes(options: { features?: Iterable<AuthFeature> } = {}): 
       Route.post('/login/email/@token', 'auth/EmailLoginController@link').name('login.email.link.store'),
     )
   }
+  // TEMPORARY (organisations): until the feature contract lands, the feature's routes are added here.
+  if (on.has('organizations')) routes.push(...organizationRoutes())
   return routes
 }

@@ -75,3 +75,5 @@ export { relyingPartyOf } from './passkeys/install.js'
 export { PasskeyInvalidError, PasskeyLoginFailedError, PasskeyWrongAccountError } from './passkeys/errors.js'
 export { TwoFactorForms, TWO_FACTOR_MESSAGES } from './two-factor/two-factor-forms.js'
 export { qrCodeSvg } from './two-factor/qr-code.js'
+// Organisations (one export line for the feature):
+export * from './organizations/index.js'

@@ -40,6 +40,8 @@ export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, now:
   await prune('user_tokens', (q) => q.where('expires_at', '<=', now))
   await prune('auth_challenges', (q) => q.where('expires_at', '<=', now))
   await prune('email_login_tokens', (q) => q.where('expires_at', '<=', now))
+  // Organisation invitations past their expiry (used and revoked ones too, once their link would have expired).
+  await prune('organization_invitations', (q) => q.where('expires_at', '<=', now))
   await prune('personal_access_tokens', (q) => q.whereNotNull('expires_at').where('expires_at', '<=', now))
   // API token families (`DRIVERS.jwt.store = 'table'`): revoked ones, and those past `max_age`.
   await prune('api_tokens', (q) => q.whereNotNull('revoked_at').orWhere((w) => w.whereNotNull('expires_at').where('expires_at', '<=', now)))
