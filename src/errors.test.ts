@@ -30,6 +30,7 @@ import * as personalTokenAbilities from './api/personal-tokens/abilities.js'
 import * as publicErrors from './errors.js'
 import * as twoFactorErrors from './auth/two-factor/errors.js'
 import * as passkeyErrors from './auth/passkeys/errors.js'
+import * as organizationErrors from './auth/organizations/errors.js'
 
 const SRC = fileURLToPath(new URL('.', import.meta.url))
 const DOCS = readFileSync(fileURLToPath(new URL('../docs/errors.md', import.meta.url)), 'utf8')
@@ -53,10 +54,11 @@ const MODULES: Record<string, Record<string, unknown>> = {
   'api/personal-tokens/abilities.ts': personalTokenAbilities,
   'auth/two-factor/errors.ts': twoFactorErrors,
   'auth/passkeys/errors.ts': passkeyErrors,
+  'auth/organizations/errors.ts': organizationErrors,
 }
 
 /** Adding an HttpError class means updating this number and docs/errors.md. */
-const HTTP_ERROR_CLASSES = 35
+const HTTP_ERROR_CLASSES = 36
 const FRAMEWORK_ERROR_CLASSES = 6
 const JWT_ERROR_CLASSES = 4
 
@@ -71,6 +73,7 @@ const SHARED_CODES: Record<string, { classes: string[]; reason: string; sameStat
   E_INTERNAL: { classes: ['InternalError', 'TemplateRenderError'], reason: 'a broken template is a 500 like any other failure; the class adds file and line (debug only)' },
   E_TOO_MANY_REQUESTS: { classes: ['TooManyRequestsError', 'BudgetExceededError'], reason: 'every refused budget is a 429 with Retry-After; the class adds which budget refused, for events and logs' },
   E_FORBIDDEN: { classes: ['ForbiddenError', 'InsufficientScopeError'], reason: 'a token lacking an ability is forbidden like any other refusal; the class adds RFC 6750\'s insufficient_scope header naming the ability' },
+  E_CONFLICT: { classes: ['UniqueConstraintError', 'LastOwnerError'], reason: 'the last owner of an organisation leaving, demoted, removed or deleting their account conflicts with the rule that it keeps an owner, as a duplicate conflicts with a unique index' },
   E_UNAVAILABLE: { classes: ['ServiceUnavailableError', 'DatabaseUnavailableError'], reason: 'a lost database is one kind of unavailable service; the class adds a line naming the connection' },
   E_MFA_REQUIRED: {
     classes: ['SecondFactorRequiredError', 'MfaRequiredError'],

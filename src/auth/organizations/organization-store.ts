@@ -71,7 +71,7 @@ export class OrganizationStore {
           await trx(MEMBERS_TABLE).insert({ organization_id: id, user_id: userId, role: OWNER_ROLE, created_at: now })
           return {
             organization: { id, name, slug, createdAt: now },
-            membership: { organizationId: id, userId: String(userId), role: OWNER_ROLE, abilities: this.roles.abilities(OWNER_ROLE) },
+            membership: { organization_id: id, user_id: String(userId), role: OWNER_ROLE, abilities: this.roles.abilities(OWNER_ROLE) },
           }
         })
       } catch (error) {
@@ -103,7 +103,7 @@ export class OrganizationStore {
     ).first('o.id', 'o.name', 'o.slug', 'o.created_at', 'm.role')
     if (!row) return null
     const role = String(row.role)
-    return { organization: record(row), membership: { organizationId: Number(row.id), userId: String(userId), role, abilities: this.roles.abilities(role) } }
+    return { organization: record(row), membership: { organization_id: Number(row.id), user_id: String(userId), role, abilities: this.roles.abilities(role) } }
   }
 
   /** The organisations of `userId`, by name, with their role. */

@@ -15,8 +15,8 @@ export interface OrganizationRecord {
 }
 
 export interface MembershipRecord {
-  organizationId: number
-  userId: string
+  organization_id: number
+  user_id: string
   role: string
   /** The role's abilities (`'*'` covers every one). */
   abilities: readonly string[]

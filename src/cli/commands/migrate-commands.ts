@@ -17,7 +17,7 @@ import { CliError } from '../cli-error.js'
 import { pascalCase, readStub, writeFiles } from '../generator.js'
 
 /** Migration names that write the framework's own table definition instead of an empty one. */
-const FRAMEWORK_MIGRATIONS = ['create_auth_events_table', 'create_account_tables', 'create_two_factor_tables', 'create_personal_access_tokens_table', 'add_token_epoch_to_users', 'create_api_tokens_table', 'add_account_recovery_columns', 'create_email_login_tables']
+const FRAMEWORK_MIGRATIONS = ['create_auth_events_table', 'create_account_tables', 'create_two_factor_tables', 'create_personal_access_tokens_table', 'add_token_epoch_to_users', 'create_api_tokens_table', 'add_account_recovery_columns', 'create_email_login_tables', 'create_organization_tables']
 import type { CliContext } from '../context.js'
 import { colors, withProgress } from '../output.js'
 
