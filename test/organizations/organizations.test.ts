@@ -158,6 +158,21 @@ describe('organisations', () => {
     assert.equal(await roleIn(t, slug, second.id), 'owner')
   })
 
+  it('deletes an organisation: owners only, behind password.confirm', async () => {
+    const owner = await member(t, 'own7@example.test')
+    const slug = await createOrg(owner, 'Doomed')
+    const orgId = (await t.db('organizations').where('slug', slug).first('id')).id
+    await invite(t, smtp, owner, slug, 'd7@example.test')
+    await send(owner.client, '/confirm-password', { password: PASSWORD })
+    const gone = await send(owner.client, `/organizations/${slug}/delete`)
+    assert.equal(gone.status, 302, gone.text)
+    assert.equal(gone.location, '/organizations')
+    assert.equal(await t.db('organizations').where('id', orgId).first(), undefined)
+    assert.equal((await t.db('organization_members').where('organization_id', orgId)).length, 0)
+    assert.equal((await t.db('organization_invitations').where('organization_id', orgId)).length, 0)
+    assert.equal((await owner.client.get(`/organizations/${slug}`)).status, 404)
+  })
+
   it('reads the membership on every request: a role change or removal applies next time, web and API (X-Organization)', async () => {
     const owner = await member(t, 'own4@example.test')
     const staff = await member(t, 'staff4@example.test')

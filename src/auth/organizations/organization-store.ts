@@ -195,10 +195,10 @@ export class OrganizationStore {
       if (!this.roles.allows(actorRole, 'members:role')) throw new ForbiddenError()
       const from = await this.roleOf(trx, organizationId, targetId)
       if (from === null) throw new NotFoundError()
-      if (from === to) return { from, to }
       const self = String(targetId) === String(actorId)
       if (self && !(from === OWNER_ROLE && actorRole === OWNER_ROLE)) throw new ForbiddenError('You cannot change your own role.')
       if (!this.roles.within(from, actorRole) || !this.roles.within(to, actorRole)) throw new ForbiddenError('You cannot assign or change a role with abilities you do not have.')
+      if (from === to) return { from, to }
       if (from === OWNER_ROLE && (await this.#owners(trx, organizationId)) <= 1) throw new LastOwnerError()
       await trx(MEMBERS_TABLE).where({ organization_id: organizationId, user_id: targetId }).update({ role: to })
       if (this.demotes(from, to)) await this.#revokeInvitationsOf(trx, organizationId, targetId)
