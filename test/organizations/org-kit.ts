@@ -12,6 +12,8 @@ import { appDb, PASSWORD, registerUser } from '../helpers/security-kit.js'
 import { mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
 
 export const APP_URL = 'http://app.example.test'
+/** The /metrics bearer token of the test apps. */
+export const METRICS = 'metrics-token-for-organisation-tests'
 
 /** Routes of the app under test: the current organisation through `org`, on the web and the API. */
 const WEB_ROUTES = `
@@ -33,7 +35,7 @@ export interface OrgTarget {
 }
 
 export async function orgApp(smtp: SmtpPeer | null, configure: (app: TestApp) => void = () => {}): Promise<OrgTarget> {
-  const env: Record<string, string> = { APP_URL, APP_NAME: 'Trowel Test' }
+  const env: Record<string, string> = { APP_URL, APP_NAME: 'Trowel Test', METRICS_TOKEN: METRICS }
   if (smtp) Object.assign(env, { MAIL_DRIVER: 'smtp', MAIL_HOST: '127.0.0.1', MAIL_PORT: String(smtp.port) })
   const app = await newApp({ env })
   applyAuthSteps(app)

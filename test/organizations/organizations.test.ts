@@ -17,7 +17,7 @@ import assert from 'node:assert/strict'
 import { Client } from '../helpers/http-client.js'
 import { getToken, sha256 } from '../helpers/security-kit.js'
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer.js'
-import { createOrg, invite, member, orgApp, PASSWORD, roleIn, send, type OrgTarget } from './org-kit.js'
+import { createOrg, invite, member, METRICS, orgApp, PASSWORD, roleIn, send, type OrgTarget } from './org-kit.js'
 
 describe('organisations', () => {
   let t: OrgTarget
@@ -279,5 +279,12 @@ describe('organisations', () => {
     assert.equal(prune.code, 0, prune.stderr)
     assert.equal(await t.db('organization_invitations').where('token_hash', sha256(third)).first(), undefined)
     assert.ok(await t.db('organization_invitations').where('token_hash', sha256(byAdmin)).first(), 'a live row stays')
+    // Counted in /metrics, and shown as the organisation's activity.
+    const metrics = await new Client(t.url).get('/metrics', { authorization: `Bearer ${METRICS}` })
+    const invited = /trowel_organization_events_total\{event="member_invited"\} (\d+)/.exec(metrics.text)
+    assert.ok(invited && Number(invited[1]) >= 5, metrics.text.slice(0, 300))
+    const page = await owner.client.get(`/organizations/${slug}`)
+    assert.match(page.text, /removed admin6/)
+    assert.match(page.text, /invited someone as member/)
   })
 })

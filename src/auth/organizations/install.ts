@@ -4,7 +4,7 @@
  * invitations (`organization_invitations`) whatever the features; with `organizations` in
  * `GUARDS.features`, the service (`auth.organizations`), the `org` route middleware, the current
  * membership's abilities as an ability source of `can:`, the invitation mail
- * (`app/mailables/OrganizationInvitation.ts` when the app has one) and the audit rows of its events.
+ * (`app/mailables/OrganizationInvitation.ts` when the app has one), the audit rows and metrics of its events.
  */
 import type { Application } from '../../foundation/application.js'
 import type { HttpContext } from '../../http/context.js'
@@ -23,6 +23,7 @@ import { organizationInvitationsKind } from './invitations-kind.js'
 import { DefaultOrganizationInvitation } from './mail.js'
 import { OrgMiddleware } from './org-middleware.js'
 import { Organizations } from './organizations.js'
+import { countOrganizationEvents } from './metrics.js'
 
 declare module '../../container/bindings.js' {
   interface ContainerBindings {
@@ -61,6 +62,7 @@ export async function installOrganizations(app: Application, config: ResolvedAut
   const file = findModule(app.path('app/mailables/OrganizationInvitation'))
   const mod = file ? await importAppModule(file, 'app/mailables/OrganizationInvitation.ts') : {}
   app.bind('auth.organization_invitation_mailable', mod.OrganizationInvitation ?? mod.default ?? DefaultOrganizationInvitation)
+  await countOrganizationEvents(app)
   if (config.audit.enabled) {
     for (const name of ORGANIZATION_EVENT_NAMES) {
       app.events.on(name, async (event) => {

@@ -74,7 +74,7 @@ export const OrganizationForms = {
     ctx.response.header('Cache-Control', 'no-store')
     if (answersJson(ctx)) return { data }
     const activity = await service.activity(organization.id)
-    const names = new Map(members.map((m) => [m.userId, m.name || m.email]))
+    const names = await service.store.names(activity.flatMap((a) => [a.userId ?? '', String(a.details.memberId ?? '')]))
     return ctx.view.render('organizations/show', {
       ...data,
       me: String(user.getKey()),

@@ -134,6 +134,15 @@ export class OrganizationStore {
     }))
   }
 
+  /** The name (else the address) of each user of `ids` that still exists. */
+  async names(ids: readonly string[]): Promise<Map<string, string>> {
+    const wanted = [...new Set(ids.filter((id) => USER_ID.test(id)))].map(Number)
+    if (wanted.length === 0) return new Map()
+    const { table, key, email } = this.users()
+    const rows = await this.db()(table).whereIn(key, wanted).select(`${key} as id`, 'name', `${email} as email`)
+    return new Map(rows.map((r: Record<string, unknown>) => [String(r.id), String(r.name || r.email || '')]))
+  }
+
   async rename(organizationId: number, name: string): Promise<void> {
     await this.db()(ORGANIZATIONS_TABLE).where('id', organizationId).update({ name })
   }
