@@ -3,8 +3,9 @@
  * Binds web authentication: the hasher (argon2id), the throttle store and the attempt budgets
  * of `GUARDS.throttle` (`auth.budgets`), the credential verifier,
  * the AuthManager (`auth`, built from `config/auth.ts` on first use) and `ctx.auth`; logs every
- * auth event; and, at boot, checks `GUARDS`, turns on the audit log (`GUARDS.audit`) and picks the
- * reset e-mail's mailable.
+ * auth event; runs every feature module's `register`; and, at boot, checks `GUARDS`, boots the
+ * features that are on (features/registry: middleware, `install`, login challenge), turns on the
+ * audit log (`GUARDS.audit`) and picks the reset e-mail's mailable.
  */
 import { ServiceProvider } from '../foundation/service-provider.js'
 import { importAppModule } from '../foundation/app-modules.js'

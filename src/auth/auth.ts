@@ -16,6 +16,8 @@ import { eventBase } from './events.js'
 import { Budget } from './throttle/budget.js'
 import { clientKey } from './throttle/client-key.js'
 import { normalizeEmail } from './email.js'
+import { authRoutes } from './auth-routes.js'
+import type { RouteDefinition } from '../routing/route-definition.js'
 
 export type { RegisterData }
 
@@ -35,8 +37,10 @@ export class Auth {
     this.#guardName = guardName ?? manager.defaultGuard
   }
 
-  /** The generated auth pages' routes (see auth-routes.ts). */
-  static routes: () => unknown[]
+  /** The login pages and the routes of the features that are on (see auth-routes.ts). */
+  static routes(options?: { features?: Iterable<string> }): RouteDefinition[] {
+    return authRoutes(options)
+  }
 
   get manager(): AuthManager {
     return this.#manager
