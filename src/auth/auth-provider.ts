@@ -35,6 +35,9 @@ import { AuthChallenges } from './challenges/auth-challenges.js'
 import { db } from '../database/database-manager.js'
 import type { Budget } from './throttle/budget.js'
 import type { BudgetName } from './auth-config.js'
+import { installGate } from './authorization/gate.js'
+import { CanMiddleware } from './authorization/can-middleware.js'
+import './authorization/context-authorize.js'
 
 export class AuthProvider extends ServiceProvider {
   static providerName = 'AuthProvider'
@@ -51,6 +54,8 @@ export class AuthProvider extends ServiceProvider {
     app.bind('http.context.auth', (ctx: HttpContext) => new Auth(ctx, app.make('auth.manager')))
     logAuthEvents(app.events, app.log)
     registerFeatures(app)
+    // Gates and policies (authorization): this app's registry; `Gate` speaks for it from now on.
+    installGate(app)
   }
 
   override async boot(): Promise<void> {
@@ -68,6 +73,7 @@ export class AuthProvider extends ServiceProvider {
       stacks['password.confirm'] ??= [PasswordConfirmMiddleware]
       stacks.mfa ??= [MfaMiddleware]
       stacks['mfa.recent'] ??= [MfaRecentMiddleware]
+      stacks.can ??= [CanMiddleware]
     }
     await installTwoFactorChallenge(app, config)
     await installFeatures(app, config)

@@ -71,5 +71,7 @@ export { relyingPartyOf } from './passkeys/install.js'
 export { PasskeyInvalidError, PasskeyLoginFailedError, PasskeyWrongAccountError } from './passkeys/errors.js'
 export { TwoFactorForms, TWO_FACTOR_MESSAGES } from './two-factor/two-factor-forms.js'
 export { qrCodeSvg } from './two-factor/qr-code.js'
+// Authorization: gates, policies, ctx.auth.can/authorize, ctx.authorize and the `can:` middleware.
+export { Gate, GateRegistry, CanMiddleware, registerAbilitySource, gateOf, UNAUTHORIZED_ACTION, type UserGate, type AbilitySource, type GateCheck, type GateOptions, type MembershipRecord, type OrganizationRecord, type PolicyClass } from './authorization/index.js'
 // Organisations (one export line for the feature):
 export * from './organizations/index.js'

@@ -18,12 +18,14 @@ export const METRICS = 'metrics-token-for-organisation-tests'
 /** Routes of the app under test: the current organisation through `org`, on the web and the API. */
 const WEB_ROUTES = `
   Route.get('/team', (ctx: any) => ({ data: { slug: ctx.organization.slug, role: ctx.membership.role, abilities: ctx.membership.abilities } })).middleware(['auth', 'org']),
-  Route.get('/o/@organization/team', (ctx: any) => ({ data: { slug: ctx.organization.slug, role: ctx.membership.role } })).middleware(['auth', 'org']),`
+  Route.get('/o/@organization/team', (ctx: any) => ({ data: { slug: ctx.organization.slug, role: ctx.membership.role } })).middleware(['auth', 'org']),
+  Route.get('/can-invite', () => ({ data: 'yes' })).middleware(['auth', 'org', 'can:members:invite']),`
 const API_ROUTES = `import { Route } from 'trowel'
 
 export const ROUTES = [
   Route.get('/me', ({ request }) => ({ data: request.user() })).name('api.me'),
   Route.get('/team', (ctx: any) => ({ data: { slug: ctx.organization.slug, role: ctx.membership.role } })).middleware(['guard:jwt', 'org']),
+  Route.get('/can-invite', () => ({ data: 'yes' })).middleware(['guard:jwt', 'org', 'can:members:invite']),
 ]
 `
 

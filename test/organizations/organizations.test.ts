@@ -189,7 +189,13 @@ describe('organisations', () => {
     assert.equal((await staff.client.get('/team')).json().data.slug, slugB)
     assert.equal((await staff.client.request('GET', '/team', { headers: { 'x-organization': slug } })).json().data.slug, slug)
     assert.equal((await staff.client.request('GET', `/o/${slugB}/team`, { headers: { 'x-organization': slug } })).json().data.slug, slugB)
+    // can: decides with the current membership's role abilities, web and API.
+    assert.equal((await api({ 'x-organization': slug }).then(() => new Client(t.url).request('GET', '/api/can-invite', { headers: { authorization: `Bearer ${token}`, 'x-organization': slug } }))).status, 200)
+    assert.equal((await staff.client.request('GET', '/can-invite', { headers: { 'x-organization': slug, accept: 'application/json' } })).status, 200)
+    assert.equal((await staff.client.request('GET', '/can-invite', { headers: { 'x-organization': slugB, accept: 'application/json' } })).status, 200, 'owner of their own')
     await send(owner.client, `/organizations/${slug}/members/${staff.id}/role`, { role: 'member' }, true)
+    assert.equal((await new Client(t.url).request('GET', '/api/can-invite', { headers: { authorization: `Bearer ${token}`, 'x-organization': slug } })).status, 403, 'a member may not invite')
+    assert.equal((await staff.client.request('GET', '/can-invite', { headers: { 'x-organization': slug, accept: 'application/json' } })).status, 403)
     assert.equal((await api({ 'x-organization': slug })).json().data.role, 'member', 'the next API request sees the new role')
     assert.equal((await staff.client.request('GET', '/team', { headers: { 'x-organization': slug } })).json().data.role, 'member')
     await send(owner.client, `/organizations/${slug}/members/${staff.id}/remove`, {}, true)

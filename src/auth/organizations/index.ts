@@ -10,6 +10,4 @@ export { Organizations, CURRENT_ORGANIZATION_KEY, ORGANIZATION_HEADER } from './
 export { LastOwnerError } from './errors.js'
 export { Roles } from './roles.js'
 export { slugify } from './slug.js'
-export { registerAbilitySource, abilitySources, type AbilitySource } from './ability-source.js'
-export type { OrganizationRecord, MembershipRecord, CurrentOrganization } from './records.js'
 export type { OrganizationEvents } from './events.js'

@@ -29,13 +29,19 @@ export const CURRENT_ORGANIZATION_KEY = 'auth.organization'
 /** The request header naming the current organisation by slug (the API's way). */
 export const ORGANIZATION_HEADER = 'x-organization'
 
-declare module '../../http/context.js' {
-  interface HttpContext {
-    /** The current organisation (set by the `org` middleware, or by a page under /organizations/@slug). */
-    organization?: OrganizationRecord
-    /** The user's membership of `organization`: role and abilities, read on this request. */
-    membership?: CurrentOrganization['membership']
+// `ctx.organization` and `ctx.membership` are declared by authorization; set by the `org`
+// middleware (or a page under /organizations/@slug), they also carry these fields.
+declare module '../authorization/types.js' {
+  interface OrganizationRecord {
+    createdAt?: Date | null
   }
+  interface MembershipRecord {
+    /** The role's abilities (`'*'` covers every one). */
+    abilities?: readonly string[]
+  }
+}
+
+declare module '../../http/context.js' {
   interface RequestState {
     /** The current organisation, once looked up on this request (null: none). */
     currentOrganization?: Promise<CurrentOrganization | null>
