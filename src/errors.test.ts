@@ -70,6 +70,7 @@ const SHARED_CODES: Record<string, { classes: string[]; reason: string; sameStat
   E_INTERNAL: { classes: ['InternalError', 'TemplateRenderError'], reason: 'a broken template is a 500 like any other failure; the class adds file and line (debug only)' },
   E_TOO_MANY_REQUESTS: { classes: ['TooManyRequestsError', 'BudgetExceededError'], reason: 'every refused budget is a 429 with Retry-After; the class adds which budget refused, for events and logs' },
   E_FORBIDDEN: { classes: ['ForbiddenError', 'InsufficientScopeError'], reason: 'a token lacking an ability is forbidden like any other refusal; the class adds RFC 6750\'s insufficient_scope header naming the ability' },
+  E_CONFLICT: { classes: ['UniqueConstraintError', 'LastOwnerError'], reason: 'the last owner of an organisation leaving, demoted, removed or deleting their account conflicts with the rule that it keeps an owner, as a duplicate conflicts with a unique index' },
   E_UNAVAILABLE: { classes: ['ServiceUnavailableError', 'DatabaseUnavailableError'], reason: 'a lost database is one kind of unavailable service; the class adds a line naming the connection' },
   E_MFA_REQUIRED: {
     classes: ['SecondFactorRequiredError', 'MfaRequiredError'],

@@ -23,6 +23,4 @@ export const ALLOWED = [
   { from: 'auth/middleware/mfa-middleware.ts', to: 'auth/two-factor/errors.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
   { from: 'auth/passkeys/passkey-forms.ts', to: 'auth/two-factor/pending-login.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
   // Registered ahead of the merge of social and orgs (their branches as committed at 02:55 UTC).
-  { from: 'auth/auth-provider.ts', to: 'auth/organizations/install.ts', why: 'orgs: wired in the way email_login is until it moves onto the feature contract' },
-  { from: 'auth/auth-routes.ts', to: 'auth/organizations/routes.ts', why: 'orgs: wired in the way email_login is until it moves onto the feature contract' },
 ]

@@ -163,7 +163,7 @@ export const AuthForms = {
 
   /** GET /register (logged in: 302 to /home) */
   async showRegister(ctx: HttpContext): Promise<unknown> {
-    return (await guestsOnly(ctx)) ?? ctx.view.render('auth/register')
+    return (await guestsOnly(ctx)) ?? ctx.view.render('auth/register', { next: sameSitePath(ctx.request.input('next')) })
   },
 
   /**
@@ -205,7 +205,8 @@ export const AuthForms = {
       if (error instanceof UniqueConstraintError) throw new ValidationError({ [column]: [AUTH_MESSAGES.emailTaken] })
       throw error
     }
-    return ctx.response.redirect('/home')
+    // `next` (same-site paths only): back to the page that sent here, e.g. an invitation.
+    return ctx.response.redirect(sameSitePath(ctx.request.input('next')) ?? '/home')
   },
 
   /** GET /password_reset (logged in: 302 to /home) */

@@ -76,3 +76,5 @@ export { qrCodeSvg } from './two-factor/qr-code.js'
 export { Gate, GateRegistry, CanMiddleware, registerAbilitySource, gateOf, UNAUTHORIZED_ACTION, type UserGate, type AbilitySource, type GateCheck, type GateOptions, type MembershipRecord, type OrganizationRecord, type PolicyClass } from './authorization/index.js'
 // The one login flow every way in ends with (a custom way in calls it too).
 export { finishWebLogin, finishApiLogin, onLoginCompleted, type LoginAttempt, type LoginMethod, type LoginCompletedHook, type WebLoginOutcome, type TokenResponseBody } from './login/index.js'
+// Organisations (one export line for the feature):
+export * from './organizations/index.js'

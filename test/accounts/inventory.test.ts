@@ -16,8 +16,11 @@ import { newApp, migrate, ROOT, type TestApp } from '../helpers/app-harness.js'
 import { applyApiSteps, applyAuthSteps } from '../helpers/seed-steps.js'
 import { testDriver } from '../helpers/databases.js'
 
-/** Tables that reference a user but hold no way in: the audit log. */
-const NOT_A_WAY_IN = ['auth_events']
+/**
+ * Tables that reference a user but hold no way in: the audit log, and organisation memberships
+ * (which authenticate nobody; deletion removes them, under the last-owner rule).
+ */
+const NOT_A_WAY_IN = ['auth_events', 'organization_members']
 
 const APP_TEST = `import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
@@ -44,7 +47,7 @@ test('every table referencing a user is claimed by an inventory kind', async () 
   const unclaimed = referencing.filter((t) => !claimed.has(t) && !exempt.includes(t))
   console.log('INVENTORY ' + JSON.stringify({ referencing, kinds: inventory.kinds().map((k: { name: string }) => k.name) }))
   assert.deepEqual(unclaimed, [], 'tables holding something of a user that no inventory kind ends: ' + unclaimed.join(', '))
-  for (const table of ['login_tokens', 'remember_tokens', 'user_tokens', 'passkeys', 'two_factor_recovery_codes', 'auth_challenges', 'api_tokens', 'personal_access_tokens', 'token_epoch_deletions']) {
+  for (const table of ['login_tokens', 'remember_tokens', 'user_tokens', 'passkeys', 'two_factor_recovery_codes', 'auth_challenges', 'api_tokens', 'personal_access_tokens', 'token_epoch_deletions', 'organization_invitations']) {
     assert.ok(referencing.includes(table), table + ' was not created: the migrations did not all run')
   }
 })
@@ -60,7 +63,7 @@ test('the kinds end what each revocation is documented to end', () => {
   assert.deepEqual(endsOn('logout_others'), ['api_tokens', 'email_changes', 'login_challenges', 'logins', 'remember_tokens', 'social_pending', 'trusted_devices'])
   const ways = inventory.kinds().filter((k: any) => k.signInMethod).map((k: any) => k.name).sort()
   assert.deepEqual(ways, ['passkeys', 'social_identities', 'totp'])
-  assert.deepEqual(inventory.kinds().filter((k: any) => k.revokeCreatedSince).map((k: any) => k.name).sort(), ['passkeys', 'social_identities', 'totp'])
+  assert.deepEqual(inventory.kinds().filter((k: any) => k.revokeCreatedSince).map((k: any) => k.name).sort(), ['organization_invitations', 'passkeys', 'social_identities', 'totp'])
   assert.throws(() => inventory.register({ ...inventory.kinds()[0] }), /already has a kind named/)
 })
 `

@@ -14,6 +14,7 @@ import { twoFactorFeature } from '../two-factor/feature.js'
 import { passkeysFeature } from '../passkeys/feature.js'
 import { emailLoginFeature } from '../email-login/feature.js'
 import { socialFeature } from '../social/feature.js'
+import { organizationsFeature } from '../organizations/feature.js'
 
 let list: readonly AuthFeatureModule[] | undefined
 
@@ -33,11 +34,12 @@ export function authFeatures(): readonly AuthFeatureModule[] {
     twoFactorFeature,
     passkeysFeature,
     emailLoginFeature,
+    organizationsFeature,
   ])
   return list
 }
 
 /** The modules by name; exporting them also keeps each feature's event types (its `EventMap` augmentation) in the published declarations. */
-export { registrationFeature, resetPasswordsFeature, rememberMeFeature, emailVerificationFeature, accountFeature, twoFactorFeature, passkeysFeature, emailLoginFeature, socialFeature }
+export { registrationFeature, resetPasswordsFeature, rememberMeFeature, emailVerificationFeature, accountFeature, twoFactorFeature, passkeysFeature, emailLoginFeature, socialFeature, organizationsFeature }
 
 export { defineFeature, type AuthFeatureModule, type FeatureScaffold } from './contract.js'

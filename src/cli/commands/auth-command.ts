@@ -11,6 +11,7 @@ import { writeFiles, missingFrameworkMigrations } from '../generator.js'
 import { colors } from '../output.js'
 import { CliError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
+import { organizationFiles, wireOrganizations } from '../wiring/organizations-wiring.js'
 import { authFeatures, type AuthFeatureModule, type FeatureScaffold } from '../../auth/features/index.js'
 import { featureMigrations } from '../../auth/features/registry.js'
 
@@ -86,15 +87,24 @@ export function registerAuthCommand(program: Command, ctx: CliContext): void {
     .description('create the auth and account pages (controllers, templates, e-mails) and their migrations, and add the pages to routes/web.ts')
     .option('--force', 'overwrite existing files')
     .option('--missing', 'add only the files this app lacks (after upgrading trowel), changing none it has')
-    .action((opts: { force?: boolean; missing?: boolean }) => {
+    .option('--organizations', 'also add organisations: their pages, migration and AuthorizationProvider, and turn the feature on in config/auth.ts')
+    .action((opts: { force?: boolean; missing?: boolean; organizations?: boolean }) => {
       const root = ctx.requireApp()
       if (opts.force && opts.missing) throw new CliError('--force and --missing exclude each other: --force overwrites every file, --missing only adds the absent ones.')
-      let files = [...authFiles(root), ...authMigrations(root)]
+      // With --organizations on an app that has its auth pages already, only the absent ones are added beside the organisation files.
+      const base = [...authFiles(root), ...authMigrations(root)].filter((f) => !opts.organizations || opts.force || !existsSync(f.path))
+      let files = [...base, ...(opts.organizations ? organizationFiles(root) : [])]
       if (opts.missing) {
         files = files.filter((f) => !existsSync(f.path))
         if (files.length === 0) ctx.out('Nothing to add: the app has every auth file and migration.')
       }
       writeFiles(files, { force: opts.force, root, out: ctx.out })
+      if (opts.organizations) {
+        for (const edit of wireOrganizations(root)) {
+          if (edit.result === 'changed') ctx.out(`${colors().green('Updated')} ${edit.file} (organizations)`)
+          else if (edit.result === 'refused') ctx.out(`Not changed: ${edit.file}: ${edit.why}. See docs/organizations-and-authorization.md to turn organisations on by hand.`)
+        }
+      }
       const wired = wireAuthRoutes(root)
       if (wired === 'added') ctx.out(`${colors().green('Updated')} routes/web.ts (...authRoutes() serves the pages)`)
       else if (wired !== 'present') ctx.out(`Not changed: ${wired.refused}. Add the routes by hand:  import { Auth } from 'trowel/auth'  and  ...Auth.routes()  in ROUTES`)

@@ -18,7 +18,7 @@ import { pascalCase, readStub, writeFiles } from '../generator.js'
 import { authMigrationNames } from './auth-command.js'
 
 /** Migration names that write the framework's own table definition instead of an empty one. */
-const frameworkMigrations = (): string[] => ['create_personal_access_tokens_table', 'add_token_epoch_to_users', 'create_api_tokens_table', ...authMigrationNames()]
+const frameworkMigrations = (): string[] => ['create_personal_access_tokens_table', 'add_token_epoch_to_users', 'create_api_tokens_table', 'create_organization_tables', ...authMigrationNames()]
 import type { CliContext } from '../context.js'
 import { colors, withProgress } from '../output.js'
 
