@@ -126,5 +126,23 @@ export function authRoutes(options: { features?: Iterable<AuthFeature> } = {}): 
       Route.post('/login/email/@token', 'auth/EmailLoginController@link').name('login.email.link.store'),
     )
   }
+  return asJsonForms(routes)
+}
+
+/** Forms whose JSON answer is 201 (they create something). */
+const CREATES = new Set(['register.store', 'passkeys.register'])
+/** Browser navigations, never answered as JSON: the GETs of mailed links, the passkey script. */
+const NAVIGATIONS = new Set(['password.change.query', 'password.change', 'verification.verify', 'account.secure', 'login.email.link', 'passkeys.client'])
+
+/**
+ * Marks every auth page and form as answering JSON requests with its data (`http/json-forms`),
+ * unless the route already says how (a feature's `.creates()` or `.navigation()`).
+ */
+function asJsonForms(routes: RouteDefinition[]): RouteDefinition[] {
+  for (const route of routes) {
+    if (route.jsonForm) continue
+    const name = route.routeName ?? ''
+    route.form(CREATES.has(name) ? 'create' : NAVIGATIONS.has(name) ? 'navigation' : 'form')
+  }
   return routes
 }

@@ -11,6 +11,7 @@ import type { Application } from '../foundation/application.js'
 import type { Auth } from '../auth/auth.js'
 import type { ContextView } from '../view/context-view.js'
 import type { Session } from '../session/session.js'
+import type { JsonFormKind } from '../routing/route-definition.js'
 import { FrameworkError } from '../foundation/framework-error.js'
 
 /**
@@ -29,6 +30,8 @@ export interface RouteInfo {
   methods: string[]
   /** True for API routes: errors always answer JSON. */
   json: boolean
+  /** How a JSON request to this web route is answered (`RouteDefinition.jsonForm`). */
+  form?: JsonFormKind
 }
 
 export class HttpContext {

@@ -217,6 +217,17 @@ export class Session {
     }
   }
 
+  /**
+   * Takes back everything this request flashed for the next one (a JSON answer carries its
+   * message and errors itself, so nothing is left for a page that will never be shown).
+   */
+  takeFlashed(): Record<string, unknown> {
+    const taken = { ...this.#outgoingFlash }
+    for (const key of Object.keys(this.#outgoingFlash)) delete this.#outgoingFlash[key]
+    if (Object.keys(taken).length > 0) this.#dirty = true
+    return taken
+  }
+
   /** Drops the flashed old input (used when a cookie-stored session grows too large). */
   dropOldInput(): boolean {
     if (!Object.hasOwn(this.#outgoingFlash, OLD_INPUT_KEY)) return false
