@@ -24,9 +24,9 @@ function context(form: 'form' | 'create' | 'navigation' | undefined, flashed: Re
     route: { path: '/x', methods: ['POST'], json: false, ...(form ? { form } : {}) },
     hasSession: true,
     session: {
-      takeFlashed() {
-        const taken = outgoing
-        outgoing = {}
+      takeFlashed(keys: string[]) {
+        const taken = Object.fromEntries(Object.entries(outgoing).filter(([k]) => keys.includes(k)))
+        outgoing = Object.fromEntries(Object.entries(outgoing).filter(([k]) => !keys.includes(k)))
         return taken
       },
     },
@@ -41,13 +41,13 @@ const body = (ctx: HttpContext) => JSON.parse(String(ctx.response.body))
 
 describe('answerJsonForm', () => {
   it('turns a redirect into 200 {data: {redirect, message}} and takes the flash back', () => {
-    const { ctx, left } = context(undefined, { success: 'Saved.' })
+    const { ctx, left } = context(undefined, { success: 'Saved.', summary: { kept: true } })
     ctx.response.redirect('/home')
     answerJsonForm(ctx)
     assert.equal(ctx.response.statusCode, 200)
     assert.equal(ctx.response.getHeader('location'), undefined)
     assert.deepEqual(body(ctx), { data: { message: 'Saved.', redirect: '/home' } })
-    assert.deepEqual(left(), {})
+    assert.deepEqual(left(), { summary: { kept: true } }, 'what the next page shows stays flashed')
   })
 
   it('answers 201 on a create, with the data a form added', () => {
@@ -94,6 +94,12 @@ describe('answerJsonForm', () => {
     page.ctx.response.html('')
     answerJsonForm(page.ctx)
     assert.deepEqual(body(page.ctx), { data: { next: null } })
+    const dead = context('form')
+    dead.ctx.state[VIEW_DATA] = { message: 'This link cannot be used.' }
+    dead.ctx.response.html('', 404)
+    answerJsonForm(dead.ctx)
+    assert.equal(dead.ctx.response.statusCode, 404)
+    assert.deepEqual(body(dead.ctx), { message: 'This link cannot be used.', code: 'E_NOT_FOUND' })
 
     const error = context('form')
     error.ctx.response.json({ message: 'Nope.', code: 'E_FORBIDDEN' }, 403)

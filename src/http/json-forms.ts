@@ -14,20 +14,37 @@
  * | `ctx.view.render(name, data)` on a `form()` route | `{"data": <the view's data>}` (see `view/view-json-data`) |
  * | returned an object on a `form()` route | `{"data": <object>}` (an answer that already has `data` keeps it) |
  *
- * A flashed `success` (or `status`) message becomes `data.message`; everything flashed is taken
- * back from the session (the answer carries it). `answerData(ctx, {...})` adds keys to a
+ * A flashed `success` (or `status`) message becomes `data.message`; what the answer carries
+ * (messages, errors, old input) is taken back from the session; anything else flashed stays for
+ * the next request (e.g. a summary the next page shows). A page rendered with an error status
+ * (an unusable link's 404) answers `{"message", "code"}` with that status. `answerData(ctx, {...})` adds keys to a
  * converted redirect's `data` (e.g. what was created). Errors thrown by the page are the
  * exception handler's (JSON already). Left alone: API routes, routes without a session (no `web`
  * stack), `navigation()` routes (mailed links' GETs, OAuth redirects and callbacks), HTML requests.
  */
 import type { HttpContext } from './context.js'
+import { statusText } from './status-text.js'
 
 /** `ctx.state` key: the data of the view a form route rendered for a JSON request. */
 export const VIEW_DATA = 'jsonForms.viewData'
 /** `ctx.state` key: extra `data` keys for a converted redirect (`answerData`). */
 const EXTRA_DATA = 'jsonForms.data'
-/** The session's flash key of validation errors (see session/session). */
+/** The session's flash keys of validation errors and old input (see session/session). */
 const ERRORS_FLASH = '_errors'
+const OLD_INPUT_FLASH = '_old_input'
+/** What a JSON answer carries instead of the next page: taken back from the session. */
+const ANSWERED_FLASH = ['success', 'status', 'error', ERRORS_FLASH, OLD_INPUT_FLASH]
+/** The code of a page answered with an error status under JSON. */
+const STATUS_CODES: Record<number, string> = {
+  400: 'E_BAD_REQUEST',
+  401: 'E_UNAUTHORIZED',
+  403: 'E_FORBIDDEN',
+  404: 'E_NOT_FOUND',
+  409: 'E_CONFLICT',
+  410: 'E_NOT_FOUND',
+  422: 'E_VALIDATION',
+  429: 'E_TOO_MANY_REQUESTS',
+}
 
 /** Whether `ctx` is a JSON request to a web route whose answers are converted. */
 export function answersJsonForm(ctx: HttpContext): boolean {
@@ -68,7 +85,7 @@ export function answerJsonForm(ctx: HttpContext): void {
   const created = ctx.route?.form === 'create'
   if (isRedirect(ctx)) {
     const location = String(res.getHeader('location'))
-    const flashed = ctx.session.takeFlashed()
+    const flashed = ctx.session.takeFlashed(ANSWERED_FLASH)
     res.removeHeader('location')
     const errors = flashed[ERRORS_FLASH]
     if (isPlainObject(errors) && Object.keys(errors).length > 0) {
@@ -84,11 +101,19 @@ export function answerJsonForm(ctx: HttpContext): void {
     res.json({ data: { ...extra, ...(message !== undefined ? { message } : {}), redirect: location } }, created ? 201 : 200)
     return
   }
-  if (ctx.route?.form === undefined || res.statusCode < 200 || res.statusCode >= 300) return
+  if (ctx.route?.form === undefined) return
+  if (Object.hasOwn(ctx.state, VIEW_DATA) && res.statusCode >= 400) {
+    // A page that says what went wrong (an unusable link: 404): its message as a JSON error.
+    const data = ctx.state[VIEW_DATA] as Record<string, unknown>
+    const message = typeof data.message === 'string' ? data.message : statusText(res.statusCode)
+    res.json({ message, code: STATUS_CODES[res.statusCode] ?? (res.statusCode >= 500 ? 'E_INTERNAL' : 'E_BAD_REQUEST') }, res.statusCode)
+    return
+  }
+  if (res.statusCode < 200 || res.statusCode >= 300) return
   const status = created && res.statusCode === 200 ? 201 : res.statusCode
   if (Object.hasOwn(ctx.state, VIEW_DATA)) {
     const data = ctx.state[VIEW_DATA] as Record<string, unknown>
-    const message = flashedMessage(ctx.session.takeFlashed())
+    const message = flashedMessage(ctx.session.takeFlashed(ANSWERED_FLASH))
     res.json({ data: message !== undefined && data.message === undefined ? { ...data, message } : data }, status)
     return
   }
@@ -100,7 +125,7 @@ export function answerJsonForm(ctx: HttpContext): void {
   } catch {
     return
   }
-  const message = flashedMessage(ctx.session.takeFlashed())
+  const message = flashedMessage(ctx.session.takeFlashed(ANSWERED_FLASH))
   res.json(envelope(body, message), status)
 }
 

@@ -218,13 +218,17 @@ export class Session {
   }
 
   /**
-   * Takes back everything this request flashed for the next one (a JSON answer carries its
+   * Takes back what this request flashed under `keys` for the next one (a JSON answer carries its
    * message and errors itself, so nothing is left for a page that will never be shown).
    */
-  takeFlashed(): Record<string, unknown> {
-    const taken = { ...this.#outgoingFlash }
-    for (const key of Object.keys(this.#outgoingFlash)) delete this.#outgoingFlash[key]
-    if (Object.keys(taken).length > 0) this.#dirty = true
+  takeFlashed(keys: readonly string[]): Record<string, unknown> {
+    const taken: Record<string, unknown> = {}
+    for (const key of keys) {
+      if (!Object.hasOwn(this.#outgoingFlash, key)) continue
+      taken[key] = this.#outgoingFlash[key]
+      delete this.#outgoingFlash[key]
+      this.#dirty = true
+    }
     return taken
   }
 

@@ -9,7 +9,7 @@ import { loadNunjucks } from './load-nunjucks.js'
 const VIEW_ONLY = new Set(['csrf_field', 'csrf_token', 'messages', 'errors', 'old', 'session', 'request', 'flash', 'route', 'has_route'])
 
 /** Keys that name a secret: left out of a view's data at any depth (a user's `two_factor_secret`, a `new_token`...). */
-const SECRET_KEY = /password|secret|token|hash|remember|recovery/i
+const SECRET_KEY = /password|secret|token|hash|recovery_code/i
 
 /**
  * The JSON of a view's data: `pick` when given (the keys to keep, or a function of the data);
