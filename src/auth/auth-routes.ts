@@ -130,7 +130,12 @@ export function authRoutes(options: { features?: Iterable<AuthFeature> } = {}): 
 }
 
 /** Forms whose JSON answer is 201 (they create something). */
-const CREATES = new Set(['register.store', 'passkeys.register'])
+const CREATES = new Set(['register.store'])
+/**
+ * The passkey ceremony: JSON endpoints of the pages' script (WebAuthn options and answers, as the
+ * browser library reads them), left as they answer.
+ */
+const SCRIPT_ENDPOINTS = new Set(['passkeys.register.options', 'passkeys.register', 'passkeys.login.options', 'passkeys.login'])
 /** Browser navigations, never answered as JSON: the GETs of mailed links, the passkey script. */
 const NAVIGATIONS = new Set(['password.change.query', 'password.change', 'verification.verify', 'account.secure', 'login.email.link', 'passkeys.client'])
 
@@ -140,8 +145,8 @@ const NAVIGATIONS = new Set(['password.change.query', 'password.change', 'verifi
  */
 function asJsonForms(routes: RouteDefinition[]): RouteDefinition[] {
   for (const route of routes) {
-    if (route.jsonForm) continue
     const name = route.routeName ?? ''
+    if (route.jsonForm || SCRIPT_ENDPOINTS.has(name)) continue
     route.form(CREATES.has(name) ? 'create' : NAVIGATIONS.has(name) ? 'navigation' : 'form')
   }
   return routes
