@@ -50,6 +50,19 @@ describe('answerJsonForm', () => {
     assert.deepEqual(left(), { summary: { kept: true } }, 'what the next page shows stays flashed')
   })
 
+  it('a login sent to its second step is 401 E_MFA_REQUIRED, by redirect or by value', () => {
+    const redirected = context('form', { success: 'Your address is verified.' })
+    redirected.ctx.response.redirect('/two-factor-challenge')
+    answerJsonForm(redirected.ctx)
+    assert.equal(redirected.ctx.response.statusCode, 401)
+    assert.equal(body(redirected.ctx).code, 'E_MFA_REQUIRED')
+    const returned = context('form')
+    returned.ctx.response.json({ redirect: '/two-factor-challenge' })
+    answerJsonForm(returned.ctx)
+    assert.equal(returned.ctx.response.statusCode, 401)
+    assert.equal(body(returned.ctx).code, 'E_MFA_REQUIRED')
+  })
+
   it('answers 201 on a create, with the data a form added', () => {
     const { ctx } = context('create')
     answerData(ctx, { id: 7, slug: 'acme' })

@@ -11,6 +11,7 @@
  * | a redirect (any web route) | 200 `{"data": {"redirect": "<Location>", "message"?}}` (201 on a `creates()` route) |
  * | a redirect with flashed field errors | 422 `{"message", "code": "E_VALIDATION", "errors"}` |
  * | a redirect with a flashed `error` message | 409 `{"message", "code": "E_CONFLICT"}` |
+ * | a redirect (or `{redirect}`) to `/two-factor-challenge`: a login waits for its second step | 401 `{"message", "code": "E_MFA_REQUIRED"}` |
  * | `ctx.view.render(name, data)` on a `form()` route | `{"data": <the view's data>}` (see `view/view-json-data`) |
  * | returned an object on a `form()` route | `{"data": <object>}` (an answer that already has `data` keeps it) |
  *
@@ -34,6 +35,10 @@ const ERRORS_FLASH = '_errors'
 const OLD_INPUT_FLASH = '_old_input'
 /** What a JSON answer carries instead of the next page: taken back from the session. */
 const ANSWERED_FLASH = ['success', 'status', 'error', ERRORS_FLASH, OLD_INPUT_FLASH]
+/** Where a login that waits for its second factor sends the browser: JSON gets 401 `E_MFA_REQUIRED`. */
+const CHALLENGE_PATH = '/two-factor-challenge'
+const CHALLENGE_ANSWER = { message: 'A second factor is required to finish this login.', code: 'E_MFA_REQUIRED' }
+
 /** The code of a page answered with an error status under JSON. */
 const STATUS_CODES: Record<number, string> = {
   400: 'E_BAD_REQUEST',
@@ -96,6 +101,10 @@ export function answerJsonForm(ctx: HttpContext): void {
       res.json({ message: flashed.error, code: 'E_CONFLICT' }, 409)
       return
     }
+    if (location.split('?')[0] === CHALLENGE_PATH) {
+      res.json(CHALLENGE_ANSWER, 401)
+      return
+    }
     const message = flashedMessage(flashed)
     const extra = (ctx.state[EXTRA_DATA] as Record<string, unknown> | undefined) ?? {}
     res.json({ data: { ...extra, ...(message !== undefined ? { message } : {}), redirect: location } }, created ? 201 : 200)
@@ -126,7 +135,9 @@ export function answerJsonForm(ctx: HttpContext): void {
     return
   }
   const message = flashedMessage(ctx.session.takeFlashed(ANSWERED_FLASH))
-  res.json(envelope(body, message), status)
+  const answer = envelope(body, message)
+  if (isPlainObject(answer.data) && answer.data.redirect === CHALLENGE_PATH) res.json(CHALLENGE_ANSWER, 401)
+  else res.json(answer, status)
 }
 
 /** `{"data": ...}` around an answer; one that has `data` keeps it, with its other keys moved in. */

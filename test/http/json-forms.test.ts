@@ -178,6 +178,31 @@ describe('every web flow as JSON', () => {
     assert.match(changed.data.message, /password has been changed/)
     const used = expectJson(await spa.post(`/change_password/${token}`, { password: 'a third long password', password_confirmation: 'a third long password' }), 422, 'used token')
     assert.ok(used.errors.token)
+
+    // Sign-in by e-mail for this two-factor account: the code's answer is 401 E_MFA_REQUIRED too.
+    const asking = expectJson(await spa.post('/login/email', { email }), 200, 'e-mail sign-in')
+    assert.equal(asking.data.redirect, '/login/email/sent')
+    assert.equal(typeof asking.data.message, 'string')
+    const mail = await smtp.waitFor((m) => m.to.includes(email) && /sign-in code: \d{6}/.test(m.raw))
+    const code = /sign-in code: (\d{6})/.exec(mail.raw)![1]!
+    assert.equal(expectJson(await spa.post('/login/email/code', { email, code }), 401, 'e-mail code').code, 'E_MFA_REQUIRED')
+    expectJson(await spa.post('/two-factor-challenge', { recovery_code: codes[1] }), 200, 'challenge after the e-mail code')
+    assert.equal(expectJson(await spa.get('/home'), 200, 'home').data.user.email, email)
+  })
+
+  it('a reset link used by 10 JSON requests at once changes the password once', async () => {
+    const email = 'race@example.test'
+    await registered(email, false)
+    const spa = await new Spa(server.url).start()
+    expectJson(await spa.post('/password_reset', { email }), 200, 'reset')
+    const token = await mailedToken(email, '/change_password/')
+    const racers = await Promise.all(Array.from({ length: 10 }, () => new Spa(server.url).start()))
+    const answers = await Promise.all(racers.map((r, i) => r.post(`/change_password/${token}`, { password: `new password number ${i}`, password_confirmation: `new password number ${i}` })))
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, ...Array(9).fill(422)], answers.map((a) => a.status).join(','))
+    for (const a of answers) assert.match(a.headers.get('content-type') ?? '', /^application\/json/)
+    const winner = answers.findIndex((a) => a.status === 200)
+    const login = await new Spa(server.url).start()
+    expectJson(await login.post('/login', { email, password: `new password number ${winner}` }), 200, 'the winner\'s password')
   })
 
   it('errors: 422 per field, 419 without the token, 429 with Retry-After', async () => {
