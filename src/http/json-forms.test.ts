@@ -18,7 +18,7 @@ describe('acceptsJsonFirst', () => {
 })
 
 /** A JSON request's context on a web route, with a session holding `flashed`. */
-function context(form: 'form' | 'create' | 'navigation' | undefined, flashed: Record<string, unknown> = {}, wantsJson = true) {
+function context(form: 'form' | 'create' | 'navigation' | undefined, flashed: Record<string, unknown> = {}, wantsJson = true, method = 'POST') {
   let outgoing = { ...flashed }
   const ctx = {
     route: { path: '/x', methods: ['POST'], json: false, ...(form ? { form } : {}) },
@@ -30,7 +30,7 @@ function context(form: 'form' | 'create' | 'navigation' | undefined, flashed: Re
         return taken
       },
     },
-    request: { wantsJson: () => wantsJson },
+    request: { wantsJson: () => wantsJson, method },
     response: new Response({ cookies: new CookieJar('k'.repeat(40)), secure: false, urlFor: () => '' }),
     state: {} as Record<string, unknown>,
   }
@@ -102,11 +102,12 @@ describe('answerJsonForm', () => {
   })
 
   it('answers a rendered view as its data; leaves errors, navigations, HTML requests and plain routes alone', () => {
-    const page = context('form')
+    const page = context('form', {}, true, 'GET')
     page.ctx.state[VIEW_DATA] = { next: null }
     page.ctx.response.html('')
     answerJsonForm(page.ctx)
     assert.deepEqual(body(page.ctx), { data: { next: null } })
+    assert.equal(page.ctx.response.getHeader('vary'), 'Accept', 'caches keep the page and its JSON apart')
     const dead = context('form')
     dead.ctx.state[VIEW_DATA] = { message: 'This link cannot be used.' }
     dead.ctx.response.html('', 404)

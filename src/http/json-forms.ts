@@ -87,6 +87,8 @@ function flashedMessage(flashed: Record<string, unknown>): string | undefined {
 export function answerJsonForm(ctx: HttpContext): void {
   if (!answersJsonForm(ctx)) return
   const res = ctx.response
+  // The JSON of a page: a cache must not give it to a browser asking for the page.
+  if (ctx.request.method === 'GET' || ctx.request.method === 'HEAD') res.vary('Accept')
   const created = ctx.route?.form === 'create'
   if (isRedirect(ctx)) {
     const location = String(res.getHeader('location'))
