@@ -1,6 +1,8 @@
-// ESLint flat config: typescript-eslint's recommended rules over src/, test/ and bench/.
+// ESLint flat config: typescript-eslint's recommended rules over src/, test/ and bench/, and the
+// dependency rule of src/ (scripts/eslint-rules/layers.js; docs/architecture.md, "Layers").
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
+import { plugin as layers } from './scripts/eslint-rules/layers.js'
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'stubs/**', 'demo/**', 'test-results/**', 'coverage/**'] },
@@ -15,6 +17,16 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/no-unsafe-declaration-merging': 'off',
       'no-control-regex': 'off',
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { trowel: layers },
+    rules: {
+      'trowel/layers': 'error',
+      'trowel/layers-allowlist': 'warn',
+      // One concern per file: none over 400 lines, tests included.
+      'max-lines': ['error', { max: 400 }],
     },
   },
 )

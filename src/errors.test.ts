@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync, readdirSync, statSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { HttpError } from './http/http-error.js'
 import { FrameworkError } from './foundation/framework-error.js'
@@ -28,8 +28,7 @@ import * as cookieSessionStore from './session/stores/cookie-session-store.js'
 import * as credentialVerifier from './auth/credential-verifier.js'
 import * as personalTokenAbilities from './api/personal-tokens/abilities.js'
 import * as publicErrors from './errors.js'
-import * as twoFactorErrors from './auth/two-factor/errors.js'
-import * as passkeyErrors from './auth/passkeys/errors.js'
+import { FEATURES } from './auth/features/index.js'
 
 const SRC = fileURLToPath(new URL('.', import.meta.url))
 const DOCS = readFileSync(fileURLToPath(new URL('../docs/errors.md', import.meta.url)), 'utf8')
@@ -51,8 +50,8 @@ const MODULES: Record<string, Record<string, unknown>> = {
   'session/stores/cookie-session-store.ts': cookieSessionStore,
   'auth/credential-verifier.ts': credentialVerifier,
   'api/personal-tokens/abilities.ts': personalTokenAbilities,
-  'auth/two-factor/errors.ts': twoFactorErrors,
-  'auth/passkeys/errors.ts': passkeyErrors,
+  // Each auth feature's own errors (its module's `errors`), whatever its folder.
+  ...Object.fromEntries(FEATURES.filter((f) => f.errors).map((f) => [`the ${f.name} feature`, f.errors!])),
 }
 
 /** Adding an HttpError class means updating this number and docs/errors.md. */
@@ -208,6 +207,18 @@ describe('error catalogue', () => {
       }
     }
     assert.deepEqual(missing, [], 'import these modules in MODULES')
+  })
+
+  it('every errors.ts in a feature folder is its module\'s errors', () => {
+    const folders = SOURCES.filter(({ file }) => /^auth\/[^/]+\/feature\.ts$/.test(file.split(sep).join('/'))).map(({ file }) => dirname(file))
+    assert.ok(folders.length >= FEATURES.length, 'the scan found the feature folders')
+    for (const folder of folders) {
+      const own = SOURCES.find(({ file }) => file === join(folder, 'errors.ts'))
+      if (!own) continue
+      const classes = [...own.text.matchAll(/\bexport class (\w+)/g)].map((m) => m[1]!)
+      const declared = FEATURES.flatMap((f) => Object.keys(f.errors ?? {}))
+      for (const name of classes) assert.ok(declared.includes(name), `${folder}/errors.ts: ${name} is in no feature module's errors`)
+    }
   })
 
   it('AuthenticationError is UnauthorizedError under its old name, and errors.* exports the HTTP errors', () => {

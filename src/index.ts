@@ -3,13 +3,18 @@
  * The core: routing, the kernel, models and migrations, middleware, sessions, views, mail.
  * Auth lives in `trowel/auth`, the JWT API in `trowel/api`.
  */
+// The properties providers add to HttpContext (`ctx.session`, `ctx.view`, `ctx.auth`): loaded, and
+// their types seen by every app that imports trowel.
+import './session/context-session.js'
+import './view/context-view.js'
+import './auth/auth.js'
 export { Route } from './routing/route.js'
 export { route, Router } from './routing/router.js'
 export { RouteDefinition, type RouteHandler, type MiddlewareReference } from './routing/route-definition.js'
 export { RouteGroup, type RouteGroupOptions } from './routing/route-group.js'
 export { HttpKernel } from './foundation/http-kernel.js'
 export { Application } from './foundation/application.js'
-export { createApplication } from './foundation/bootstrap.js'
+export { createApplication } from './app/create-application.js'
 export { ServiceProvider } from './foundation/service-provider.js'
 export { FrameworkError } from './foundation/framework-error.js'
 export { env } from './foundation/env.js'

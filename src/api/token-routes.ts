@@ -25,7 +25,8 @@ import { PersonalTokenForms } from './personal-tokens/token-forms.js'
 import { VerifiedAddressMiddleware } from './personal-tokens/verified-address.js'
 import { jwksRoute } from './jwks-route.js'
 import { openapiRoute } from './openapi/openapi-route.js'
-import { emailLoginApiRoutes } from '../auth/email-login/api-routes.js'
+import { featureApiRoutes } from '../auth/features/registry.js'
+import { configuredFeatures } from '../auth/auth-routes.js'
 
 export interface ApiRoutesOptions {
   /** The personal access tokens page at /account/tokens (default true). */
@@ -152,7 +153,12 @@ async function revoke(ctx: HttpContext): Promise<unknown> {
 }
 
 function tokenRoute(path: string, handler: (ctx: HttpContext) => unknown, name: string): RouteDefinition {
-  const route = Route.post(path, handler).name(name).withoutMiddleware('web')
+  return asTokenRoute(Route.post(path, handler).name(name))
+}
+
+/** A route of the API's: outside the `web` stack, CSRF-exempt, JSON, and only with ApiProvider. */
+function asTokenRoute(route: RouteDefinition): RouteDefinition {
+  route.withoutMiddleware('web')
   route.csrfExempt = true
   route.json = true
   route.requiresProvider = { name: 'ApiProvider', key: 'Api.routes() in routes/web.ts' }
@@ -188,8 +194,8 @@ export function apiRoutes(options: ApiRoutesOptions = {}): RouteDefinition[] {
     ...tokensPage(options),
     tokenRoute(options.authRoute ?? '/api/auth', issueToken, 'api.auth'),
     tokenRoute(`${options.authRoute ?? '/api/auth'}/two-factor`, issueTokenTwoFactor, 'api.auth.two_factor'),
-    // Sign-in by e-mail, with the `email_login` feature.
-    ...emailLoginApiRoutes(options.authRoute ?? '/api/auth').map(([path, handler, name]) => tokenRoute(path, handler, name)),
+    // The API routes of the auth features that are on (sign-in by e-mail, ...), made token routes.
+    ...featureApiRoutes(configuredFeatures(), { authRoute: options.authRoute ?? '/api/auth' }).map(asTokenRoute),
     tokenRoute(options.reauthRoute ?? '/api/reauth', reissueToken, 'api.reauth'),
     tokenRoute(options.logoutRoute ?? '/api/logout', logout, 'api.logout'),
     tokenRoute(options.revokeRoute ?? '/api/revoke', revoke, 'api.revoke'),

@@ -5,6 +5,7 @@
  */
 import type { AuthModel } from './user-providers/model-user-provider.js'
 import { AuthConfigError } from './errors.js'
+import { featureBudgets, featureNotifications, resolveFeatureNames } from './features/registry.js'
 
 /** `GUARDS` as an app writes it (the generated keys, plus one entry per guard). */
 export interface AuthGuardsConfig {
@@ -16,13 +17,11 @@ export interface AuthGuardsConfig {
   /** The audit log: rows in `auth_events` (default on), pruned after `keep_days` (default 365). */
   audit?: { enabled?: boolean; keep_days?: number | null }
   /** Attempt budgets, each `{ attempts, minutes }` or null (off). */
-  throttle?: Partial<Record<BudgetName, BudgetLimit | null>> & { email_login?: BudgetLimit | null; email_code?: BudgetLimit | BudgetLimit[] | null }
-  /** Sign-in by e-mailed link and code (`email_login` feature). */
-  email_login?: { minutes?: number; resend_seconds?: number; register?: boolean }
+  throttle?: Partial<Record<BudgetName, BudgetLimit | null>> & Record<string, BudgetLimit | readonly BudgetLimit[] | null | undefined>
   /** Password hashing: `max_wait` ms a check may wait for a thread before 503 E_SERVER_BUSY. */
   hashing?: { max_wait?: number }
   /** The account features whose routes `Auth.routes()` adds (absent: registration and reset_passwords only). */
-  features?: AuthFeature[]
+  features?: string[]
   /** Security e-mails, each on (true) or off (false). */
   notifications?: Partial<Record<NotificationName, boolean>>
   /** The `mfa` middleware: days a user without a second factor may still pass (default 0). */
@@ -30,18 +29,44 @@ export interface AuthGuardsConfig {
   [guard: string]: unknown
 }
 
-/** The budgets of `GUARDS.throttle`. */
-export type BudgetName = 'login' | 'ip' | 'account' | 'register' | 'reset' | 'verify' | 'confirm' | 'two_factor'
+/**
+ * The budgets of `GUARDS.throttle` with one limit, each a `Budget` on `manager.budgets`. A feature
+ * adds its own by augmenting this interface (`declare module '.../auth-config.js'`) and declaring
+ * the default in its module's `budgets`.
+ */
+/** The core's budgets (the features' augment `AuthBudgets`). */
+export type CoreBudgetName = 'login' | 'ip' | 'account' | 'verify' | 'confirm'
+export interface AuthBudgets {
+  login: true
+  ip: true
+  account: true
+  verify: true
+  confirm: true
+}
+export type BudgetName = keyof AuthBudgets
 
-/** The features of `GUARDS.features`, each adding its routes to `Auth.routes()`. */
-export const AUTH_FEATURES = ['registration', 'reset_passwords', 'remember_me', 'email_verification', 'account', 'two_factor', 'passkeys', 'email_login'] as const
-export type AuthFeature = (typeof AUTH_FEATURES)[number]
 /** What an app without `GUARDS.features` gets: the login, registration and reset pages only. */
-export const LEGACY_FEATURES: readonly AuthFeature[] = ['registration', 'reset_passwords']
+export const LEGACY_FEATURES: readonly string[] = ['registration', 'reset_passwords']
 
-/** The security e-mails of `GUARDS.notifications`. */
-export const NOTIFICATIONS = ['new_device', 'password_changed', 'email_changed', 'account_locked', 'two_factor', 'passkeys', 'token_reuse', 'token_created', 'second_factor_failed'] as const
-export type NotificationName = (typeof NOTIFICATIONS)[number]
+/** The security e-mails of `GUARDS.notifications` the core sends; a feature adds its own names by augmenting. */
+export interface AuthNotifications {
+  new_device: true
+  password_changed: true
+  email_changed: true
+  account_locked: true
+  two_factor: true
+  passkeys: true
+  token_reuse: true
+  token_created: true
+  second_factor_failed: true
+}
+export type NotificationName = keyof AuthNotifications
+const CORE_NOTIFICATIONS: readonly NotificationName[] = ['new_device', 'password_changed', 'email_changed', 'account_locked', 'two_factor', 'passkeys', 'token_reuse', 'token_created', 'second_factor_failed']
+
+/** Every name of `GUARDS.notifications`: the core's, then the features'. */
+export function notificationNames(): NotificationName[] {
+  return [...CORE_NOTIFICATIONS, ...(featureNotifications() as NotificationName[])]
+}
 
 /** At most `attempts` in a window of `minutes`. */
 export interface BudgetLimit {
@@ -49,20 +74,17 @@ export interface BudgetLimit {
   minutes: number
 }
 
-/** The generated defaults of `GUARDS.throttle`. */
-export const DEFAULT_BUDGETS: Record<BudgetName, BudgetLimit> = {
+/** The core's defaults of `GUARDS.throttle` (the features add theirs). */
+export const DEFAULT_BUDGETS: Record<CoreBudgetName, BudgetLimit> = {
   login: { attempts: 5, minutes: 1 },
   ip: { attempts: 100, minutes: 60 },
   account: { attempts: 100, minutes: 60 },
-  register: { attempts: 10, minutes: 1 },
-  reset: { attempts: 10, minutes: 1 },
   verify: { attempts: 6, minutes: 1 },
   confirm: { attempts: 5, minutes: 1 },
-  two_factor: { attempts: 5, minutes: 1 },
 }
 
-/** Budgets of `GUARDS.throttle` that a feature resolves itself (`email_login`, `email_code`). */
-export const FEATURE_BUDGETS: readonly string[] = ['email_login', 'email_code']
+/** A budget's limit: one, a list (each its own window), or null (off). */
+export type BudgetValue = BudgetLimit | readonly BudgetLimit[] | null
 
 export interface ResolvedAuthConfig {
   /** The default guard's name (`web`). */
@@ -78,14 +100,14 @@ export interface ResolvedAuthConfig {
   modelFor(name: string): AuthModel | undefined
   /** Whether auth events are written to `auth_events`, and for how many days they are kept (null = forever). */
   audit: { enabled: boolean; keepDays: number | null }
-  /** Each budget's limit; null = that budget is off. */
-  throttle: Record<BudgetName, BudgetLimit | null>
+  /** Each budget's limit (the core's and every feature's, on or not); null = that budget is off. */
+  throttle: Readonly<Record<string, BudgetValue>>
   /** Milliseconds a password check may wait for a hashing thread (default 2000). */
   hashingMaxWait: number
   /** Minutes without a request after which a web login ends (default 120); null = never. */
   idleTimeout: number | null
   /** The features whose routes `Auth.routes()` adds. */
-  features: ReadonlySet<AuthFeature>
+  features: ReadonlySet<string>
   /** Minutes a "remember me" cookie lasts (`GUARDS.web.remember_lifetime`, default 43200, 30 days). */
   rememberLifetime: number
   /** Minutes a typed password satisfies `password.confirm` (`GUARDS.web.password_timeout`, default 15). */
@@ -101,23 +123,23 @@ export interface ResolvedAuthConfig {
   mfa: { graceDays: number }
 }
 
-function resolveBudgets(value: unknown): Record<BudgetName, BudgetLimit | null> {
+function budgetLimit(value: unknown, name: string): BudgetLimit {
+  const { attempts, minutes } = (value ?? {}) as { attempts?: unknown; minutes?: unknown }
+  if (!Number.isInteger(attempts) || (attempts as number) < 1 || typeof minutes !== 'number' || !Number.isFinite(minutes) || minutes <= 0) {
+    throw new AuthConfigError(`config/auth.ts: GUARDS.throttle.${name} must be { attempts: a whole number from 1, minutes: a positive number } or null.`)
+  }
+  return { attempts: attempts as number, minutes }
+}
+
+function resolveBudgets(value: unknown): Record<string, BudgetValue> {
   if (value !== undefined && (!value || typeof value !== 'object')) throw new AuthConfigError('config/auth.ts: GUARDS.throttle must be an object of budgets.')
   const given = (value ?? {}) as Record<string, unknown>
-  const out = { ...DEFAULT_BUDGETS } as Record<BudgetName, BudgetLimit | null>
+  const defaults: Record<string, BudgetValue> = { ...DEFAULT_BUDGETS, ...featureBudgets() }
+  const out = { ...defaults }
   for (const [name, limit] of Object.entries(given)) {
-    // A feature's own budgets, checked by that feature (email-login/config).
-    if (FEATURE_BUDGETS.includes(name)) continue
-    if (!(name in DEFAULT_BUDGETS)) throw new AuthConfigError(`config/auth.ts: GUARDS.throttle.${name} is not a budget (${Object.keys(DEFAULT_BUDGETS).join(', ')}).`)
-    if (limit === null) {
-      out[name as BudgetName] = null
-      continue
-    }
-    const { attempts, minutes } = (limit ?? {}) as { attempts?: unknown; minutes?: unknown }
-    if (!Number.isInteger(attempts) || (attempts as number) < 1 || typeof minutes !== 'number' || !Number.isFinite(minutes) || minutes <= 0) {
-      throw new AuthConfigError(`config/auth.ts: GUARDS.throttle.${name} must be { attempts: a whole number from 1, minutes: a positive number } or null.`)
-    }
-    out[name as BudgetName] = { attempts: attempts as number, minutes }
+    if (!(name in defaults)) throw new AuthConfigError(`config/auth.ts: GUARDS.throttle.${name} is not a budget (${Object.keys(defaults).join(', ')}).`)
+    // A budget whose default is a list takes a list or one limit; the others one limit.
+    out[name] = limit === null ? null : Array.isArray(limit) && Array.isArray(defaults[name]) ? limit.map((l) => budgetLimit(l, name)) : budgetLimit(limit, name)
   }
   return out
 }
@@ -160,24 +182,14 @@ function minutes(value: unknown, key: string, fallback: number): number | null {
   return value
 }
 
-function resolveFeatures(value: unknown): ReadonlySet<AuthFeature> {
-  if (value === undefined) return new Set(LEGACY_FEATURES)
-  if (!Array.isArray(value)) throw new AuthConfigError(`config/auth.ts: GUARDS.features must be a list of features (${AUTH_FEATURES.join(', ')}).`)
-  for (const feature of value) {
-    if (!(AUTH_FEATURES as readonly unknown[]).includes(feature)) {
-      throw new AuthConfigError(`config/auth.ts: GUARDS.features: ${JSON.stringify(feature)} is not a feature (${AUTH_FEATURES.join(', ')}).`)
-    }
-  }
-  return new Set(value as AuthFeature[])
-}
-
 function resolveNotifications(value: unknown): Record<NotificationName, boolean> {
   // Absent (an app made before these e-mails) or not named: off. The generated file turns all on.
-  const out = Object.fromEntries(NOTIFICATIONS.map((n) => [n, false])) as Record<NotificationName, boolean>
+  const names = notificationNames()
+  const out = Object.fromEntries(names.map((n) => [n, false])) as Record<NotificationName, boolean>
   if (value === undefined) return out
   if (!value || typeof value !== 'object') throw new AuthConfigError('config/auth.ts: GUARDS.notifications must be an object of { name: true | false }.')
   for (const [name, on] of Object.entries(value)) {
-    if (!(NOTIFICATIONS as readonly string[]).includes(name)) throw new AuthConfigError(`config/auth.ts: GUARDS.notifications.${name} is not a notification (${NOTIFICATIONS.join(', ')}).`)
+    if (!(names as string[]).includes(name)) throw new AuthConfigError(`config/auth.ts: GUARDS.notifications.${name} is not a notification (${names.join(', ')}).`)
     if (typeof on !== 'boolean') throw new AuthConfigError(`config/auth.ts: GUARDS.notifications.${name} must be true or false.`)
     out[name as NotificationName] = on
   }
@@ -223,7 +235,7 @@ export function resolveAuthConfig(guards: unknown, options: { requireModel: bool
     throttle: resolveBudgets(config.throttle),
     hashingMaxWait: resolveMaxWait(config.hashing),
     idleTimeout: minutes(web?.idle_timeout, `${defaultGuard}.idle_timeout`, 120),
-    features: resolveFeatures(config.features),
+    features: resolveFeatureNames(config.features, LEGACY_FEATURES),
     rememberLifetime: requiredMinutes(web?.remember_lifetime, `${defaultGuard}.remember_lifetime`, 43200),
     passwordTimeout: requiredMinutes(web?.password_timeout, `${defaultGuard}.password_timeout`, 15),
     rememberReuseWindow: reuseWindowSeconds(web?.remember_reuse_window, `${defaultGuard}.remember_reuse_window`),

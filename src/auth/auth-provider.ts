@@ -27,10 +27,8 @@ import { VerifiedMiddleware } from './middleware/verified-middleware.js'
 import { PasswordConfirmMiddleware } from './middleware/password-confirm-middleware.js'
 import { MfaRecentMiddleware } from './middleware/mfa-recent-middleware.js'
 import { MfaMiddleware } from './middleware/mfa-middleware.js'
-import { installTwoFactor } from './two-factor/install.js'
 import { installTwoFactorChallenge } from './two-factor/install-challenge.js'
-import { installPasskeys } from './passkeys/install.js'
-import { installEmailLogin } from './email-login/install.js'
+import { installFeatures, registerFeatures } from './features/registry.js'
 import { AuditLog } from './audit/audit-log.js'
 import { AuthChallenges } from './challenges/auth-challenges.js'
 import { db } from '../database/database-manager.js'
@@ -51,6 +49,7 @@ export class AuthProvider extends ServiceProvider {
     app.singleton('auth.challenges', () => new AuthChallenges(() => db()))
     app.bind('http.context.auth', (ctx: HttpContext) => new Auth(ctx, app.make('auth.manager')))
     logAuthEvents(app.events, app.log)
+    registerFeatures(app)
   }
 
   override async boot(): Promise<void> {
@@ -69,10 +68,8 @@ export class AuthProvider extends ServiceProvider {
       stacks.mfa ??= [MfaMiddleware]
       stacks['mfa.recent'] ??= [MfaRecentMiddleware]
     }
-    await installTwoFactor(app, config)
     await installTwoFactorChallenge(app, config)
-    await installPasskeys(app, config)
-    await installEmailLogin(app, config)
+    await installFeatures(app, config)
     if (config.audit.enabled) {
       const audit = new AuditLog(() => db(), app.log)
       audit.listen(app.events)

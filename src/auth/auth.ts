@@ -6,7 +6,9 @@
  * found. Registration and password resets are delegated to the manager's Registrar and
  * PasswordBroker; this class adds the login and the event around them.
  */
-import type { HttpContext } from '../http/context.js'
+import { HttpContext } from '../http/context.js'
+import { FrameworkError } from '../foundation/framework-error.js'
+import '../session/context-session.js'
 import type { AuthManager } from './auth-manager.js'
 import type { Guard } from './guards/guard.js'
 import type { RegisterData } from './registrar.js'
@@ -163,3 +165,32 @@ export class Auth {
     return user as T
   }
 }
+
+declare module '../http/context.js' {
+  interface HttpContext {
+    /** The per-request `Auth` (guard choice never leaks between requests), built on first use by the `http.context.auth` factory (AuthProvider). */
+    auth: Auth
+  }
+}
+
+const AUTH = Symbol('ctx.auth')
+type WithAuth = HttpContext & { [AUTH]?: Auth }
+
+HttpContext.decorate(
+  'auth',
+  {
+    get(this: WithAuth) {
+      if (this[AUTH] === undefined) {
+        if (!this.app.has('http.context.auth')) {
+          throw new FrameworkError('E_AUTH_NOT_CONFIGURED', 'ctx.auth is not available: config/auth.ts is missing or AuthProvider is not registered.')
+        }
+        this[AUTH] = this.app.make<(ctx: HttpContext) => Auth>('http.context.auth')(this)
+      }
+      return this[AUTH]
+    },
+    set(this: WithAuth, value: Auth) {
+      this[AUTH] = value
+    },
+  },
+  { requires: ['session'] },
+)

@@ -15,28 +15,24 @@ import { PasswordBroker } from './password-broker.js'
 import { Registrar } from './registrar.js'
 import { UserTokens } from './accounts/user-tokens.js'
 import { liftPasswordLock } from './accounts/password-lock.js'
-import { AuthInventory } from './inventory/index.js'
+import { AuthInventory, usersTableOf } from './inventory/index.js'
 import { registerAuthKinds } from './inventory/auth-kinds.js'
 import { AuthManager } from './auth-manager.js'
 import { resolveAuthConfig } from './auth-config.js'
 import { ModelUserProvider } from './user-providers/model-user-provider.js'
 import { Budget } from './throttle/budget.js'
-import { DEFAULT_BUDGETS, type BudgetName } from './auth-config.js'
+import { DEFAULT_BUDGETS, type BudgetLimit, type BudgetName, type BudgetValue } from './auth-config.js'
+import { FEATURES } from './features/index.js'
+import { featureBudgets } from './features/registry.js'
 
 export function createAuthManager(app: Application): AuthManager {
   const config = app.config('auth')?.GUARDS
   const resolved = resolveAuthConfig(config, { requireModel: false })
   const hasher = app.make('hasher')
   const inventory = new AuthInventory(() => db())
-  const deviceRevocations = registerAuthKinds(inventory, {
-    db: () => db(),
-    features: resolved.features,
-    users: () => {
-      const model = resolved.model
-      return { table: model?.getTable?.() ?? 'users', key: model?.getPrimaryKey?.() ?? 'id', email: model?.authColumn ?? 'email' }
-    },
-    resetTable: resolved.passwordResetTable,
-  })
+  const deviceRevocations = registerAuthKinds(inventory, { db: () => db(), users: () => usersTableOf(resolved.model), resetTable: resolved.passwordResetTable })
+  // Every feature's kinds, on or not: what was created while it was on must still end.
+  for (const feature of FEATURES) for (const kind of feature.inventory?.(inventory, resolved) ?? []) inventory.register(kind)
   const tokens = new LoginTokenRepository(() => db(), { table: 'login_tokens', lifetime: resolved.loginLifetime, idleTimeout: resolved.idleTimeout })
   // "Remember me" only when the feature is on: off, a trowel_remember cookie is never read.
   const remember = resolved.features.has('remember_me') ? new RememberTokenRepository(() => db(), { lifetime: resolved.rememberLifetime, loginTable: 'login_tokens', reuseWindowSeconds: resolved.rememberReuseWindow }) : null
@@ -95,8 +91,9 @@ export function createAuthManager(app: Application): AuthManager {
  */
 export function createBudgets(app: Application): Record<BudgetName, Budget> {
   const guards = app.config('auth')?.GUARDS
-  const limits = guards ? resolveAuthConfig(guards, { requireModel: false }).throttle : DEFAULT_BUDGETS
+  const limits: Readonly<Record<string, BudgetValue>> = guards ? resolveAuthConfig(guards, { requireModel: false }).throttle : { ...DEFAULT_BUDGETS, ...featureBudgets() }
   const store = app.make('auth.throttle').store
-  const entries = (Object.keys(limits) as BudgetName[]).map((name) => [name, new Budget(name, store, limits[name])] as const)
+  // One Budget per budget of one limit; a feature reads its lists (each limit its own window) itself.
+  const entries = Object.entries(limits).flatMap(([name, limit]) => (Array.isArray(limit) ? [] : [[name, new Budget(name, store, limit as BudgetLimit | null)] as const]))
   return Object.fromEntries(entries) as Record<BudgetName, Budget>
 }

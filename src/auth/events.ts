@@ -1,6 +1,7 @@
 /**
  * @module auth/events
- * The auth events guards and flows emit on `app.events`, with their payloads. Every payload has
+ * The core's auth events, emitted on `app.events`, with their payloads (a feature declares its own
+ * in its folder, augmenting `EventMap`, and names them in its module's `events`). Every payload has
  * `user` (null when no account is known), `guard`, `ip`, `userAgent`, `requestId` and `at`; none
  * ever holds a password, a token, a cookie or a reset link.
  */
@@ -53,8 +54,6 @@ export interface AuthEvents {
   'auth:account_locked': AuthEventBase & { user: AuthUser; retryAfter: number }
   'auth:logout': AuthEventBase & { user: AuthUser }
   'auth:registered': AuthEventBase & { user: AuthUser; method?: string }
-  /** A sign-in link and code mailed (`email_login`); `user` is null when the first use registers. */
-  'auth:login_link_sent': AuthEventBase
   'auth:password_reset_requested': AuthEventBase
   'auth:password_reset': AuthEventBase & { user: AuthUser }
   'auth:token_issued': AuthEventBase & { user: AuthUser } & PersonalTokenDetail
@@ -86,16 +85,6 @@ export interface AuthEvents {
   'auth:account_deleted': AuthEventBase & { user: AuthUser; userId: string }
   /** "This wasn't me": every login and token of `user` ended, and a reset link sent. */
   'auth:secured': AuthEventBase & { user: AuthUser }
-  /** TOTP confirmed with a first code (recovery codes issued). */
-  /** `item`: the added way in, for the notice's "This wasn't me" (the TOTP enrolment, named by the user's id). */
-  'auth:two_factor_enabled': AuthEventBase & { user: AuthUser; item: { kind: 'totp'; id: string } }
-  /** TOTP turned off (its secret, recovery codes and trusted devices deleted). */
-  'auth:two_factor_disabled': AuthEventBase & { user: AuthUser }
-  /** A wrong, replayed or expired second-factor code (`method`: totp, recovery_code or passkey). */
-  'auth:two_factor_failed': AuthEventBase & { user: AuthUser | null; method: string; repeated?: boolean }
-  /** A passkey registered (`passkeyId` its row, `name` its label). */
-  'auth:passkey_added': AuthEventBase & { user: AuthUser; passkeyId: number; name: string; item: { kind: 'passkeys'; id: string } }
-  'auth:passkey_removed': AuthEventBase & { user: AuthUser; passkeyId: number; name: string }
 }
 
 declare module '../events/event-map.js' {

@@ -8,7 +8,9 @@
  */
 import type { Emitter } from '../events/emitter.js'
 import type { Logger } from '../support/logger.js'
+import type { EventMap } from '../events/event-map.js'
 import type { AuthEventBase, AuthEvents } from './events.js'
+import { FEATURES } from './features/index.js'
 
 /** The log line of each event (names kept stable for log searches). */
 const LINES: { [K in keyof AuthEvents]: [level: 'info' | 'warn', line: string] } = {
@@ -32,15 +34,9 @@ const LINES: { [K in keyof AuthEvents]: [level: 'info' | 'warn', line: string] }
   'auth:device_revoked': ['info', 'auth.device_revoked'],
   'auth:account_deleted': ['info', 'auth.account_deleted'],
   'auth:secured': ['warn', 'auth.secured'],
-  'auth:two_factor_enabled': ['info', 'auth.two_factor_enabled'],
-  'auth:two_factor_disabled': ['info', 'auth.two_factor_disabled'],
-  'auth:two_factor_failed': ['warn', 'auth.two_factor_failed'],
-  'auth:passkey_added': ['info', 'auth.passkey_added'],
-  'auth:passkey_removed': ['info', 'auth.passkey_removed'],
-  'auth:login_link_sent': ['info', 'auth.login_link_sent'],
 }
 
-function fields(name: keyof AuthEvents, event: AuthEventBase & { retryAfter?: number; userId?: string }): Record<string, unknown> {
+function fields(name: string, event: AuthEventBase & { retryAfter?: number; userId?: string }): Record<string, unknown> {
   const out: Record<string, unknown> = {
     event: name,
     guard: event.guard,
@@ -52,9 +48,10 @@ function fields(name: keyof AuthEvents, event: AuthEventBase & { retryAfter?: nu
   return out
 }
 
-/** Subscribes the logger to every auth event. */
+/** Subscribes the logger to every auth event: the core's, then each feature's (`auth:x` → `auth.x`). */
 export function logAuthEvents(events: Emitter, log: Logger): void {
-  for (const [name, [level, line]] of Object.entries(LINES) as [keyof AuthEvents, ['info' | 'warn', string]][]) {
-    events.on(name, (event) => log[level](line, fields(name, event)))
+  const features = FEATURES.flatMap((f) => Object.entries(f.events ?? {}).map(([name, level]): [string, ['info' | 'warn', string]] => [name, [level, name.replace(/^auth:/, 'auth.')]]))
+  for (const [name, [level, line]] of [...Object.entries(LINES), ...features]) {
+    events.on(name as keyof EventMap, (event) => log[level](line, fields(name, event as AuthEventBase)))
   }
 }

@@ -4,7 +4,7 @@
  * mailed links (verification, "This wasn't me", trusted devices), sign-in challenges (passkeys, the
  * API's second step), expired personal access tokens, revoked or
  * expired API token families, finished
- * throttle windows and audit rows older than `GUARDS.audit.keep_days`. Each table is skipped
+ * throttle windows, the tables the features name (`prune` of their modules) and audit rows older than `GUARDS.audit.keep_days`. Each table is skipped
  * when the app does not have it. Run by `node craft auth:prune`.
  */
 import type { Knex } from 'knex'
@@ -13,6 +13,7 @@ import { db } from '../database/database-manager.js'
 import type { ResolvedAuthConfig } from './auth-config.js'
 import { AUDIT_TABLE } from './audit/audit-log.js'
 import { THROTTLE_TABLE } from './throttle/database-throttle-store.js'
+import { FEATURES } from './features/index.js'
 
 export interface PruneResult {
   /** Rows removed per table, in the order pruned. */
@@ -39,7 +40,8 @@ export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, now:
   await prune('remember_tokens', (q) => q.where('expires_at', '<=', now))
   await prune('user_tokens', (q) => q.where('expires_at', '<=', now))
   await prune('auth_challenges', (q) => q.where('expires_at', '<=', now))
-  await prune('email_login_tokens', (q) => q.where('expires_at', '<=', now))
+  // The features' own tables (on or not: rows written while one was on still expire).
+  for (const feature of FEATURES) for (const { table, expired } of feature.prune ?? []) await prune(table, (q) => expired(q, now))
   await prune('personal_access_tokens', (q) => q.whereNotNull('expires_at').where('expires_at', '<=', now))
   // API token families (`DRIVERS.jwt.store = 'table'`): revoked ones, and those past `max_age`.
   await prune('api_tokens', (q) => q.whereNotNull('revoked_at').orWhere((w) => w.whereNotNull('expires_at').where('expires_at', '<=', now)))

@@ -82,7 +82,7 @@ export async function main(argv: string[] = process.argv, options: { appRoot?: s
     boot: async (mode) => {
       const root = appRoot ?? notInApp()
       await registerTypeScript()
-      const { createApplication } = await import('../foundation/bootstrap.js')
+      const { createApplication } = await import('../app/create-application.js')
       return createApplication(root, { mode })
     },
   }

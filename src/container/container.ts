@@ -3,7 +3,7 @@
  * A small service container: `bind` stores a value, `singleton` a lazily built shared value,
  * `factory` a builder called on every `make`.
  */
-import { FrameworkError } from '../foundation/framework-error.js'
+import { FrameworkError } from '../support/framework-error.js'
 import type { ContainerBindings } from './bindings.js'
 
 type Factory<T = unknown> = (container: Container) => T

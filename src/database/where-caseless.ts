@@ -12,7 +12,7 @@
  */
 import type { Knex } from 'knex'
 import { driverOf } from './lookup-value.js'
-import { normalizeEmail } from '../auth/email.js'
+import { normalizeEmail } from '../support/normalize-email.js'
 
 export function whereCaseless<Q extends Knex.QueryBuilder>(query: Q, column: string, value: string): Q {
   if (driverOf(query) === 'mysql') query.where(column, value)

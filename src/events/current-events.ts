@@ -4,7 +4,7 @@
  * object as `app.events`), for modules that have no `app` at hand. Using it before an app has
  * booted is a mistake reported at once.
  */
-import { FrameworkError } from '../foundation/framework-error.js'
+import { FrameworkError } from '../support/framework-error.js'
 import type { Emitter, Listener } from './emitter.js'
 import type { EventName, EventPayload } from './event-map.js'
 

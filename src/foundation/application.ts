@@ -4,7 +4,6 @@
  * kernel, the providers, a logger, the event emitter and shutdown hooks.
  */
 import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { Container } from '../container/container.js'
 import { Router } from '../routing/router.js'
 import { Logger } from '../support/logger.js'
@@ -12,8 +11,9 @@ import { Emitter } from '../events/emitter.js'
 import type { ServiceProvider } from './service-provider.js'
 import type { HttpKernel } from './http-kernel.js'
 
-/** The root of the trowel package (the folder holding package.json, stubs/ and templates/). */
-export const FRAMEWORK_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..')
+import { FRAMEWORK_ROOT } from '../support/framework-root.js'
+
+export { FRAMEWORK_ROOT }
 
 export class Application extends Container {
   readonly basePath: string
@@ -89,4 +89,10 @@ declare module '../container/bindings.js' {
     log: Logger
     events: Emitter
   }
+}
+
+declare module '../http/http-application.js' {
+  /** `ctx.app` is the whole Application. */
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface HttpApplication extends Application {}
 }

@@ -1,12 +1,13 @@
 /**
  * @module foundation/bootstrap
- * Builds an application from an app folder, in this order (`createApplication`):
+ * Builds an application from an app folder, in this order (`bootApplication`; the framework's
+ * default providers are given by the composition root, app/create-application.ts):
  * - `loadEnvironment`: `.env` is loaded (the process environment always wins);
  * - `checkAppKey`: serving needs an APP_KEY of at least 32 bytes;
  * - `bindCoreServices`: cookies, the exception handler, middleware instances, `url.for`/`url.has`;
  * - `loadConfigFiles`: every `config/*.ts` is imported (`app.config('auth')` → its exports);
  * - `createKernel`: `Kernel.ts` is instantiated (the base `HttpKernel` when there is none);
- * - `registerProviders`: the core providers, then `PROVIDERS` from `config/providers.ts`;
+ * - `registerProviders`: the given providers, then `PROVIDERS` from `config/providers.ts`;
  * - `kernel.registerRoutes()` binds the route file locations;
  * - `bootProviders`: providers boot (ApiProvider mounts `routes.api.location` here);
  * - `mountWebRoutes`: `routes.location`'s `ROUTES` are mounted in the `web` stack;
@@ -24,11 +25,10 @@ import type { ServiceProvider, ServiceProviderClass } from './service-provider.j
 import { CookieJar } from '../http/cookie-jar.js'
 import { Encrypter } from '../support/encrypter.js'
 import { ExceptionHandler } from '../http/exception-handler.js'
-import { resolveRoute } from '../routing/handler-resolver.js'
+import { resolveRoute } from './route-resolver.js'
 import { setCurrentRouter } from '../routing/router.js'
 import { setCurrentEvents } from '../events/current-events.js'
 import type { Logger } from '../support/logger.js'
-import { coreProviders } from './core-providers.js'
 import { importAppModule } from './app-modules.js'
 import { findModule, SOURCE_EXTENSIONS } from './module-finder.js'
 import { loadRouteFile } from './route-file.js'
@@ -40,6 +40,8 @@ export interface BootOptions {
   /** `http` validates everything a server needs (APP_KEY, secrets, routes); `console` is lenient. */
   mode?: 'http' | 'console'
   log?: Logger
+  /** Registered before the app's `PROVIDERS` (the composition root gives the framework's own). */
+  providers?: readonly ServiceProviderClass[]
 }
 
 /** The connection a `DATABASE_URL` names by its scheme, or undefined when it names none. */
@@ -66,7 +68,7 @@ export function loadEnvironment(basePath: string): void {
 }
 
 /** Boots the app in `basePath`: the steps listed at the top of this module, in that order. */
-export async function createApplication(basePath: string, options: BootOptions = {}): Promise<Application> {
+export async function bootApplication(basePath: string, options: BootOptions = {}): Promise<Application> {
   const mode = options.mode ?? 'http'
   loadEnvironment(basePath)
   const app = new Application(basePath, { log: options.log })
@@ -77,7 +79,7 @@ export async function createApplication(basePath: string, options: BootOptions =
   bindCoreServices(app, cookieKey)
   await loadConfigFiles(app)
   app.kernel = await createKernel(app)
-  await registerProviders(app)
+  await registerProviders(app, options.providers ?? [])
   app.kernel.registerRoutes()
   await bootProviders(app)
   await mountWebRoutes(app, mode)
@@ -132,12 +134,12 @@ async function createKernel(app: Application): Promise<HttpKernel> {
   return new KernelClass(app)
 }
 
-/** Instantiates the core providers, then `PROVIDERS` (each class once), and runs every `register()`. */
-async function registerProviders(app: Application): Promise<void> {
+/** Instantiates `first`, then `PROVIDERS` (each class once), and runs every `register()`. */
+async function registerProviders(app: Application, first: readonly ServiceProviderClass[]): Promise<void> {
   const listed: ServiceProviderClass[] = app.config('providers')?.PROVIDERS ?? []
   if (!Array.isArray(listed)) throw new FrameworkError('E_PROVIDERS', 'config/providers.ts must export PROVIDERS as an array.')
   const classes: ServiceProviderClass[] = []
-  for (const cls of [...coreProviders(), ...listed]) {
+  for (const cls of [...first, ...listed]) {
     if (typeof cls !== 'function') throw new FrameworkError('E_PROVIDERS', `config/providers.ts lists something that is not a provider class: ${String(cls)}`)
     if (!classes.includes(cls)) classes.push(cls)
   }

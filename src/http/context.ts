@@ -1,18 +1,17 @@
 /**
  * @module http/context
- * The one object a controller method and a middleware receive:
- * `{ request, response, auth, view, session, params, app }`.
- * `auth` and `view` are built on first use by the factories their providers bind
- * (`'http.context.auth'`, `'http.context.view'`); `session` is set by the session middleware.
+ * The one object a controller method and a middleware receive: `{ request, response, params, app }`
+ * and whatever the providers add. The HTTP layer knows no session, view or auth: each owning module
+ * adds its property with one typed call, `HttpContext.decorate(name, ...)`, and types it by
+ * augmenting this class (`declare module '../http/context.js' { interface HttpContext { ... } }`):
+ * `session` and `hasSession` (session/context-session.ts), `view` (view/context-view.ts), `auth`
+ * (auth/auth.ts).
  */
 import type { Request } from './request.js'
 import type { Response } from './response.js'
-import type { Application } from '../foundation/application.js'
-import type { Auth } from '../auth/auth.js'
-import type { ContextView } from '../view/context-view.js'
-import type { Session } from '../session/session.js'
+import type { HttpApplication } from './http-application.js'
 import type { JsonFormKind } from '../routing/route-definition.js'
-import { FrameworkError } from '../foundation/framework-error.js'
+import { FrameworkError } from '../support/framework-error.js'
 
 /**
  * Per-request flags the framework's own middleware share. Features add theirs by augmenting this
@@ -34,21 +33,28 @@ export interface RouteInfo {
   form?: JsonFormKind
 }
 
+/** What `HttpContext.decorate` adds: a getter, and a setter when the property may be assigned. */
+export interface ContextProperty<T> {
+  get(this: HttpContext): T
+  set?(this: HttpContext, value: T): void
+}
+
+const decorated = new Set<string>()
+/** The class's own instance fields, which a decoration would never be seen behind. */
+const OWN_FIELDS = new Set(['request', 'response', 'app', 'params', 'route', 'state', 'receivedAt'])
+
 export class HttpContext {
   readonly request: Request
   readonly response: Response
-  readonly app: Application
+  readonly app: HttpApplication
   readonly params: Record<string, string>
   route: RouteInfo | null
-  #auth: Auth | undefined
-  #view: ContextView | undefined
-  #session: Session | undefined
   /** Per-request storage for middleware. */
   readonly state: RequestState = Object.create(null)
   /** When the request arrived (epoch ms): e.g. whether it was already under way when a token was replaced. */
   readonly receivedAt: number = Date.now()
 
-  constructor(app: Application, request: Request, response: Response, route: RouteInfo | null) {
+  constructor(app: HttpApplication, request: Request, response: Response, route: RouteInfo | null) {
     this.app = app
     this.request = request
     this.response = response
@@ -56,54 +62,25 @@ export class HttpContext {
     this.route = route
   }
 
-  /** The per-request `Auth` (guard choice never leaks between requests). */
-  get auth(): Auth {
-    if (this.#auth === undefined) {
-      if (!this.app.has('http.context.auth')) {
-        throw new FrameworkError('E_AUTH_NOT_CONFIGURED', 'ctx.auth is not available: config/auth.ts is missing or AuthProvider is not registered.')
-      }
-      this.#auth = this.app.make<(ctx: HttpContext) => Auth>('http.context.auth')(this)
-    }
-    return this.#auth
-  }
-
-  set auth(value: Auth) {
-    this.#auth = value
-  }
-
-  get view(): ContextView {
-    if (this.#view === undefined) {
-      this.#view = this.app.make<(ctx: HttpContext) => ContextView>('http.context.view')(this)
-    }
-    return this.#view
-  }
-
   /**
-   * The session (routes in the `web` stack). Elsewhere a stand-in whose every use throws
-   * `E_NO_SESSION`, so that a handler may still destructure `{ request, session }`.
+   * Adds `name` to every context, once per process (fastify's `decorateRequest`): refused when the
+   * name is taken (by the class or an earlier decoration) or when a property it `requires` was not
+   * added first. The owner types it by augmenting `HttpContext`.
    */
-  get session(): Session {
-    if (this.#session === undefined) return missingSession(this.request.method, this.request.path) as Session
-    return this.#session
+  static decorate<K extends keyof HttpContext & string>(name: K, property: ContextProperty<HttpContext[K]>, options: { requires?: readonly string[] } = {}): void {
+    if (decorated.has(name) || OWN_FIELDS.has(name) || name in HttpContext.prototype) {
+      throw new FrameworkError('E_CONTEXT_DECORATION', `ctx.${name} is already defined: a context property is added once, by the module that owns it.`)
+    }
+    const missing = (options.requires ?? []).filter((required) => !decorated.has(required))
+    if (missing.length > 0) {
+      throw new FrameworkError('E_CONTEXT_DECORATION', `ctx.${name} needs ctx.${missing.join(', ctx.')}, which is not defined: import the module that adds it first.`)
+    }
+    Object.defineProperty(HttpContext.prototype, name, { get: property.get, set: property.set, configurable: false, enumerable: false })
+    decorated.add(name)
   }
 
-  set session(value: Session) {
-    this.#session = value
+  /** True when `decorate(name)` ran in this process. */
+  static isDecorated(name: string): boolean {
+    return decorated.has(name)
   }
-
-  get hasSession(): boolean {
-    return this.#session !== undefined
-  }
-}
-
-function missingSession(method: string, path: string): object {
-  const fail = (): never => {
-    throw new FrameworkError('E_NO_SESSION', `No session on ${method} ${path}: sessions exist only on routes in the "web" middleware stack.`)
-  }
-  return new Proxy(Object.create(null), {
-    // `then` and symbols are probed by await and inspection: not a use of the session.
-    get: (_target, key) => (key === 'then' || typeof key === 'symbol' ? undefined : fail()),
-    set: fail,
-    has: fail,
-  })
 }

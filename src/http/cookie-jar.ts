@@ -6,6 +6,7 @@
  * everybody out; new values are always written with the current key.
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
+import { decodeAppKey } from '../support/app-key.js'
 
 export type CookieMode = 'signed' | 'encrypted'
 
@@ -21,10 +22,7 @@ function derive(secret: Buffer): DerivedKeys {
   }
 }
 
-/** Decodes an APP_KEY: `base64:...` is base64, anything else its UTF-8 bytes. */
-export function decodeAppKey(key: string): Buffer {
-  return key.startsWith('base64:') ? Buffer.from(key.slice(7), 'base64') : Buffer.from(key, 'utf8')
-}
+export { decodeAppKey }
 
 export class CookieJar {
   #current: DerivedKeys

@@ -5,7 +5,7 @@
  * here, so a test sees a request exactly as the server would.
  */
 import type { IncomingMessage } from 'node:http'
-import type { Application } from '../foundation/application.js'
+import type { HttpApplication } from './http-application.js'
 import type { MatchResult } from '../routing/router.js'
 import type { CookieJar } from './cookie-jar.js'
 import { HttpContext } from './context.js'
@@ -28,7 +28,7 @@ export interface RequestContext {
 }
 
 /** The context of one request: route parameters set, and `csrfExempt` marked for exempt routes. */
-export function createContext(app: Application, req: IncomingMessage, options: ContextOptions): RequestContext {
+export function createContext(app: HttpApplication, req: IncomingMessage, options: ContextOptions): RequestContext {
   const request = new Request(req, { trustProxy: options.trustProxy, cookies: options.cookies })
   const response = new Response({
     cookies: options.cookies,

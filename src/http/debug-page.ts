@@ -13,7 +13,7 @@
 import { realpathSync } from 'node:fs'
 import { sep } from 'node:path'
 import type { HttpContext } from './context.js'
-import { FRAMEWORK_ROOT } from '../foundation/application.js'
+import { FRAMEWORK_ROOT } from '../support/framework-root.js'
 
 export const MASK = '[masked]'
 

@@ -13,7 +13,7 @@
  *   returns a promise, which the caller awaits before sending. Other HttpErrors (404, 422, 503...)
  *   never change.
  */
-import type { Application } from '../foundation/application.js'
+import type { HttpApplication } from './http-application.js'
 import type { HttpContext } from './context.js'
 import { HttpError } from './http-error.js'
 import { InternalError, ValidationError } from './errors.js'
@@ -24,12 +24,12 @@ export type ErrorTranslator = (error: unknown) => unknown
 export type ErrorPageRenderer = (page: { status: number; message: string; code: string; stack?: string }) => string
 
 export class ExceptionHandler {
-  readonly #app: Application
+  readonly #app: HttpApplication
   /** Maps driver errors (e.g. a lost database connection) to HttpErrors; set by providers. */
   translators: ErrorTranslator[] = []
   renderPage: ErrorPageRenderer = defaultErrorPage
 
-  constructor(app: Application) {
+  constructor(app: HttpApplication) {
     this.#app = app
   }
 

@@ -6,11 +6,11 @@
  * Arguments come from the route: `'guard:jwt'` calls the `guard` stack with `'jwt'`.
  */
 import type { HttpContext } from './context.js'
-import type { Application } from '../foundation/application.js'
+import type { HttpApplication } from './http-application.js'
 
 export abstract class Middleware {
-  protected readonly app: Application
-  constructor(app: Application) {
+  protected readonly app: HttpApplication
+  constructor(app: HttpApplication) {
     this.app = app
   }
   before?(ctx: HttpContext, ...args: string[]): unknown
@@ -22,4 +22,4 @@ export abstract class Middleware {
   validate?(where: string, ...args: string[]): void
 }
 
-export type MiddlewareClass = new (app: Application) => Middleware
+export type MiddlewareClass = new (app: HttpApplication) => Middleware

@@ -8,7 +8,7 @@
  * ran a `before`, and send; then the response hooks (`http.response.hooks`, e.g. metrics), if any.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Application } from '../foundation/application.js'
+import type { HttpApplication } from './http-application.js'
 import type { RouteRuntime, ResolvedMiddleware } from '../routing/handler-resolver.js'
 import { resolveMiddleware } from '../routing/handler-resolver.js'
 import type { HttpContext } from './context.js'
@@ -31,7 +31,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 export type ResponseHook = (ctx: HttpContext, startedAtNs: bigint) => void
 
 export class RequestHandler {
-  readonly #app: Application
+  readonly #app: HttpApplication
   readonly #exceptions: ExceptionHandler
   readonly #global: ResolvedMiddleware[]
   readonly #bodyLimit: number
@@ -39,7 +39,7 @@ export class RequestHandler {
   /** `http.response.hooks`, or null when there are none. */
   readonly #onResponse: ResponseHook[] | null
 
-  constructor(app: Application) {
+  constructor(app: HttpApplication) {
     this.#app = app
     this.#exceptions = app.make('exceptions')
     this.#global = resolveMiddleware(app, app.kernel.httpMiddleware, 'httpMiddleware')

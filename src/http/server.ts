@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Application } from '../foundation/application.js'
+import type { HttpApplication } from './http-application.js'
 import { RequestHandler } from './request-handler.js'
 
 export interface RunningServer {
@@ -16,7 +16,7 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>
 }
 
-export async function startServer(app: Application, options: { host?: string; port?: number } = {}): Promise<RunningServer> {
+export async function startServer(app: HttpApplication, options: { host?: string; port?: number } = {}): Promise<RunningServer> {
   const handler = new RequestHandler(app)
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 65_000 }, handler.listener)
   server.on('clientError', (error, socket) => {

@@ -1,7 +1,7 @@
 /**
  * @module mail/mail-provider
  * Binds `mailer` (the app's `Mailer`), checking `config/mail.ts` at startup so a bad
- * `MAIL_DRIVER` stops the app with a message naming the file. Listed in `coreProviders()`, after
+ * `MAIL_DRIVER` stops the app with a message naming the file. Listed in `defaultProviders()` (app/default-providers.ts), after
  * `ViewProvider` (mails render through the app's views).
  */
 import { ServiceProvider } from '../foundation/service-provider.js'

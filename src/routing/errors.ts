@@ -2,7 +2,7 @@
  * @module routing/errors
  * Routing's own errors. Problems in route files are FrameworkErrors raised at startup.
  */
-import { FrameworkError } from '../foundation/framework-error.js'
+import { FrameworkError } from '../support/framework-error.js'
 
 export class RouteDefinitionError extends FrameworkError {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -22,6 +22,7 @@
  */
 import { Middleware } from '../http/middleware.js'
 import type { HttpContext } from '../http/context.js'
+import './context-session.js'
 import type { Application } from '../foundation/application.js'
 import { Session } from './session.js'
 import { resolveSessionConfig, type SessionConfig } from './session-config.js'

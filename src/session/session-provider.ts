@@ -4,10 +4,10 @@
  * store), checking the config at startup so a bad driver stops the app with a message naming
  * the key instead of failing on the first request. Once the app's routes are resolved it adds
  * `GET /csrf-token` (in the `web` stack) unless the app declares that route itself. Listed in
- * `coreProviders()`.
+ * `defaultProviders()` (app/default-providers.ts).
  */
 import { ServiceProvider } from '../foundation/service-provider.js'
-import { resolveRoute } from '../routing/handler-resolver.js'
+import { resolveRoute } from '../foundation/route-resolver.js'
 import { sessionConfig, sessionStore } from './session-middleware.js'
 import { CSRF_TOKEN_PATH, csrfTokenRoute } from './csrf-token-route.js'
 

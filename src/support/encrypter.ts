@@ -16,7 +16,7 @@
  * encrypter.decrypt(stored, 'users.two_factor_secret:42') // { value: 'JBSWY3DPEHPK3PXP', rotated: false }
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
-import { decodeAppKey } from '../http/cookie-jar.js'
+import { decodeAppKey } from './app-key.js'
 
 const VERSION = 'v1.'
 const INFO = 'trowel encrypter v1'

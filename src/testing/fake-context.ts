@@ -8,6 +8,10 @@ import type { HttpContext } from '../http/context.js'
 import { CookieJar } from '../http/cookie-jar.js'
 import { createContext } from '../http/create-context.js'
 import { fakeIncomingMessage, type InjectRequest } from './inject.js'
+// The context properties the providers add, as in a booted app.
+import '../session/context-session.js'
+import '../view/context-view.js'
+import '../auth/auth.js'
 
 /** The context of `request` (default `GET /`) in `app`; cookies signed with the app's jar if bound. */
 export function fakeContext(app: Application, request: Partial<InjectRequest> = {}): HttpContext {

@@ -17,7 +17,8 @@
  */
 import { dirname, join, resolve } from 'node:path'
 import type { Application } from '../foundation/application.js'
-import { createApplication, loadEnvironment } from '../foundation/bootstrap.js'
+import { loadEnvironment } from '../foundation/bootstrap.js'
+import { createApplication } from '../app/create-application.js'
 import { RequestHandler } from '../http/request-handler.js'
 import type { HttpContext } from '../http/context.js'
 import type { RouteRuntime } from '../routing/handler-resolver.js'

@@ -18,7 +18,8 @@
  *
  * Precedence, lowest first: factory `share()`, these globals, this view's `share()`, render data.
  */
-import type { HttpContext } from '../http/context.js'
+import { HttpContext } from '../http/context.js'
+import '../session/context-session.js'
 import type { Session } from '../session/session.js'
 import { csrfField } from '../session/csrf-field.js'
 import { resolveTemplateName } from './template-name.js'
@@ -97,3 +98,22 @@ function authUser(ctx: HttpContext): unknown {
     return null
   }
 }
+
+declare module '../http/context.js' {
+  interface HttpContext {
+    /** The request's views (`ctx.view.render(...)`), built on first use by the `http.context.view` factory (ViewProvider). */
+    readonly view: ContextView
+  }
+}
+
+const VIEW = Symbol('ctx.view')
+
+HttpContext.decorate(
+  'view',
+  {
+    get(this: HttpContext & { [VIEW]?: ContextView }) {
+      return (this[VIEW] ??= this.app.make<(ctx: HttpContext) => ContextView>('http.context.view')(this))
+    },
+  },
+  { requires: ['session'] },
+)

@@ -3,7 +3,7 @@
  * Binds `view` (the app's `ViewFactory`) and `http.context.view` (what `ctx.view` is built with:
  * `(ctx) => view.forContext(ctx)`), and on boot points the exception handler's HTML error page
  * at `view.renderErrorPage()` (the app's `templates/errors/<status>.html` or `errors/error.html`
- * when present, else the framework's page). Listed in `coreProviders()`.
+ * when present, else the framework's page). Listed in `defaultProviders()` (app/default-providers.ts).
  */
 import { ServiceProvider } from '../foundation/service-provider.js'
 import type { HttpContext } from '../http/context.js'

@@ -65,7 +65,7 @@ test('debug: a browser gets the message, the source excerpt and the app frame fi
   const appFrame = r.text.indexOf('app/controllers/BoomController.ts')
   assert.ok(appFrame > 0, 'the app frame is shown')
   assert.match(r.text, /In App/)
-  const frameworkFrame = r.text.search(/routing\/handler-resolver\.js/)
+  const frameworkFrame = r.text.search(/foundation\/route-resolver\.js/)
   assert.ok(frameworkFrame === -1 || appFrame < frameworkFrame, 'the app frame first')
 })
 

@@ -10,11 +10,13 @@
 import type { Knex } from 'knex'
 import type { Emitter } from '../../events/emitter.js'
 import type { Logger } from '../../support/logger.js'
+import type { EventMap } from '../../events/event-map.js'
 import type { AuthEventBase, AuthEvents } from '../events.js'
+import { FEATURES } from '../features/index.js'
 
 export const AUDIT_TABLE = 'auth_events'
 
-/** Every auth event name (a missing or unknown one fails the type check): the audit log records each of them. */
+/** Every core auth event name (a missing or unknown one fails the type check); the features name theirs in their modules. */
 const RECORDED: Record<keyof AuthEvents, true> = {
   'auth:login_succeeded': true,
   'auth:login_failed': true,
@@ -36,14 +38,12 @@ const RECORDED: Record<keyof AuthEvents, true> = {
   'auth:device_revoked': true,
   'auth:account_deleted': true,
   'auth:secured': true,
-  'auth:two_factor_enabled': true,
-  'auth:two_factor_disabled': true,
-  'auth:two_factor_failed': true,
-  'auth:passkey_added': true,
-  'auth:passkey_removed': true,
-  'auth:login_link_sent': true,
 }
-export const AUTH_EVENT_NAMES = Object.keys(RECORDED) as (keyof AuthEvents)[]
+
+/** Every auth event the audit log records: the core's, then each feature's. */
+export function authEventNames(): string[] {
+  return [...Object.keys(RECORDED), ...FEATURES.flatMap((f) => Object.keys(f.events ?? {}))]
+}
 
 /** Fields of a payload that are columns, not details. */
 const COLUMNS = new Set(['user', 'userId', 'ip', 'userAgent', 'at', 'requestId'])
@@ -81,7 +81,7 @@ export class AuditLog {
 
   /** Subscribes to every auth event. */
   listen(events: Emitter): void {
-    for (const name of AUTH_EVENT_NAMES) {
+    for (const name of authEventNames() as (keyof EventMap)[]) {
       events.on(name, (event) => this.#track(this.record(name, event as AuthEventBase & Record<string, unknown>)))
     }
   }

@@ -1,7 +1,7 @@
 /**
  * @module auth/email-login/api-routes
- * The API pair of sign-in by e-mail, declared by `Api.routes()` beside authRoute (outside the
- * `web` stack, JSON, CSRF-exempt) when `email_login` is in `GUARDS.features`:
+ * The API pair of sign-in by e-mail (the feature's `apiRoutes`: `Api.routes()` serves them beside
+ * authRoute, outside the `web` stack, JSON, CSRF-exempt, when `email_login` is in `GUARDS.features`):
  * - `POST <authRoute>/email` (`email`) → 202 `{"message": ...}` whether or not the address has an
  *   account (422 for an invalid address, 429 past the `email_login` budget); the mail goes after.
  * - `POST <authRoute>/email/verify` (`email`, `code`) → the token response with amr `['email']`,
@@ -19,16 +19,6 @@ import { clientKey } from '../throttle/client-key.js'
 import { accountOf, EMAIL_AMR, verifyAddress } from './complete.js'
 import type { EmailLogin } from './email-login.js'
 import { EMAIL_LOGIN_MESSAGES } from './forms.js'
-import { configuredFeatures } from '../auth-routes.js'
-
-/** The pair's paths, handlers and route names under `authRoute`; none while the feature is off. */
-export function emailLoginApiRoutes(authRoute: string): [string, (ctx: HttpContext) => Promise<unknown>, string][] {
-  if (!configuredFeatures().has('email_login')) return []
-  return [
-    [`${authRoute}/email`, requestEmailLoginByApi, 'api.auth.email'],
-    [`${authRoute}/email/verify`, verifyEmailLoginByApi, 'api.auth.email.verify'],
-  ]
-}
 
 function service(ctx: HttpContext): EmailLogin {
   const found = ctx.app.get<EmailLogin>('auth.email_login')

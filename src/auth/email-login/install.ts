@@ -1,20 +1,18 @@
 /**
  * @module auth/email-login/install
- * Boot-time wiring of sign-in by e-mail (called by AuthProvider when `email_login` is in
+ * Boot-time wiring of sign-in by e-mail (the feature's `install`, run when `email_login` is in
  * `GUARDS.features`): the service (`auth.email_login`) and the mail (`app/mailables/EmailLogin.ts`
- * when the app has one, else the default). The inventory kind of its links and codes
- * (`email_logins`: ended by recovery, a password change or reset, and deletion) is registered whatever the features.
+ * when the app has one, else the default).
  */
 import type { Application } from '../../foundation/application.js'
 import { importAppModule } from '../../foundation/app-modules.js'
 import { findModule } from '../../foundation/module-finder.js'
 import { db } from '../../database/database-manager.js'
 import { decodeAppKey } from '../../http/cookie-jar.js'
-import type { ResolvedAuthConfig } from '../auth-config.js'
 import { resolveEmailLoginConfig } from './config.js'
 import { EmailLogin } from './email-login.js'
 import { DefaultEmailLogin } from './mail.js'
-import { EmailLoginStore, emailLoginsKind } from './store.js'
+import { EmailLoginStore } from './store.js'
 
 declare module '../../container/bindings.js' {
   interface ContainerBindings {
@@ -23,11 +21,8 @@ declare module '../../container/bindings.js' {
   }
 }
 
-export async function installEmailLogin(app: Application, config: ResolvedAuthConfig): Promise<void> {
+export async function installEmailLogin(app: Application): Promise<void> {
   const manager = app.make('auth.manager')
-  // Whatever the features: links mailed before the feature was turned off still end with recovery.
-  manager.inventory.register(emailLoginsKind(manager.inventory))
-  if (!config.features.has('email_login')) return
   const own = resolveEmailLoginConfig(app.config('auth')?.GUARDS)
   const store = new EmailLoginStore(() => db(), decodeAppKey(process.env.APP_KEY ?? ''))
   const service = new EmailLogin(app, manager, own, store)

@@ -44,11 +44,9 @@ import { createRequire } from 'node:module'
 import { ServerBusyError } from '../../http/errors.js'
 import { FairQueue, REAL_CLOCK, type QueueClock, type QueueEntry } from './fair-queue.js'
 
-export type HashJob =
-  | { op: 'argon2.hash'; password: string | Uint8Array; options: Record<string, unknown> }
-  | { op: 'argon2.verify'; hash: string; password: string }
-  | { op: 'bcrypt.verify'; hash: string; password: string }
-  | { op: 'priority' }
+import { HashAbortedError, HashJobError, WORKER_SOURCE, type HashJob } from './hash-worker.js'
+
+export { HashAbortedError, HashJobError, type HashJob }
 
 /** How one job waits: whose it is, how long it may wait, and who is told how long it waited. */
 export interface RunOptions {
@@ -60,27 +58,6 @@ export interface RunOptions {
   maxWaitMs?: number
   /** Called with the milliseconds the job waited, when a thread takes it. */
   onWait?: (ms: number) => void
-}
-
-/**
- * The client went away: its job's `signal` aborted before the job ran (it was never run), or
- * while it ran (its result was thrown away). `name` is `'AbortError'`, as for fetch and Node's
- * own APIs; the signal's `reason` is the `cause`.
- */
-export class HashAbortedError extends Error {
-  readonly code = 'ABORT_ERR'
-  constructor(cause?: unknown) {
-    super('The client went away before its password check ran.', cause === undefined ? undefined : { cause })
-    this.name = 'AbortError'
-  }
-}
-
-/** The job itself failed in its thread (e.g. argon2 could not parse the hash); the pool is fine. */
-export class HashJobError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'HashJobError'
-  }
 }
 
 interface Pending {
@@ -102,28 +79,6 @@ interface Slot {
 }
 
 const requireModule = createRequire(import.meta.url)
-
-// CommonJS, run with `eval`: no file to locate from src/, dist/ or an app's compiled copy.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads')
-const os = require('node:os')
-if (workerData.nice) { try { os.setPriority(workerData.nice) } catch {} }
-const argon2 = require(workerData.argon2)
-let bcrypt
-parentPort.on('message', (job) => {
-  try {
-    let result
-    if (job.op === 'argon2.hash') result = argon2.hashSync(typeof job.password === 'string' ? job.password : Buffer.from(job.password), job.options)
-    else if (job.op === 'argon2.verify') result = argon2.verifySync(job.hash, job.password)
-    else if (job.op === 'bcrypt.verify') result = (bcrypt ??= require(workerData.bcrypt)).verifySync(job.password, job.hash)
-    else if (job.op === 'priority') result = os.getPriority()
-    else throw new Error('unknown job ' + job.op)
-    parentPort.postMessage({ ok: true, result })
-  } catch (error) {
-    parentPort.postMessage({ ok: false, message: error && error.message ? error.message : String(error) })
-  }
-})
-`
 
 /** The reserve thread's niceness: about a quarter of a core contended by the event loop (nice 0). */
 export const RESERVE_NICE = 5

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import * as argon2 from '@node-rs/argon2'
 import * as bcrypt from '@node-rs/bcrypt'
 import { DEFAULT_MAX_WAIT_MS, Hasher, PasswordTooLongError } from './index.js'
-import { HashPool, RESERVE_NICE, hashNice } from './hash-pool.js'
+import { HashPool } from './hash-pool.js'
 import { ServerBusyError } from '../../http/errors.js'
 
 const hasher = new Hasher()
@@ -152,136 +152,6 @@ describe('Hasher', () => {
       assert.match(await custom.hash('x'), /m=8192,t=2,p=1/)
       assert.equal(custom.needsRehash(await hasher.hash('x')), false)
     })
-  })
-})
-
-describe('HashPool', () => {
-  it('reads HASH_NICE (0-19, default 19)', () => {
-    assert.equal(hashNice(undefined), 19)
-    assert.equal(hashNice(''), 19)
-    assert.equal(hashNice('5'), 5)
-    assert.equal(hashNice('0'), 0)
-    for (const bad of ['20', '-1', '2.5', 'low']) assert.equal(hashNice(bad), 19, bad)
-  })
-
-  it('stops a thread that has had no job for idleMs, and starts one again for the next job', async () => {
-    const pool = new HashPool(2, { idleMs: 150, starvedAfterMs: 60_000 })
-    try {
-      assert.equal(pool.threads, 0)
-      await Promise.all([pool.run({ op: 'priority' }), pool.run({ op: 'priority' })])
-      assert.equal(pool.threads, 2)
-      // A thread kept busy does not stop: one job every 50 ms keeps at least one alive.
-      for (let i = 0; i < 5; i++) {
-        await new Promise((r) => setTimeout(r, 50))
-        await pool.run({ op: 'priority' })
-        assert.ok(pool.threads >= 1)
-      }
-      await new Promise((r) => setTimeout(r, 400))
-      assert.equal(pool.threads, 0)
-      assert.equal(typeof (await pool.run<number>({ op: 'priority' })), 'number')
-      assert.equal(pool.threads, 1)
-      assert.equal(pool.stats.finished, 8)
-    } finally {
-      await pool.close()
-    }
-  })
-
-  it('hashes on threads below the event loop priority (Linux), one per core at most', async () => {
-    // starvedAfterMs: a loaded machine may take a while to start threads; no reserve here.
-    const pool = new HashPool(2, { starvedAfterMs: 60_000 })
-    try {
-      const priorities = await Promise.all([pool.run<number>({ op: 'priority' }), pool.run<number>({ op: 'priority' }), pool.run<number>({ op: 'priority' })])
-      for (const p of priorities) assert.equal(p, process.platform === 'linux' ? hashNice(process.env.HASH_NICE) : 0)
-      assert.ok(process.platform !== 'linux' || priorities[0]! > 0, 'hashing runs below the event loop priority')
-      assert.equal(pool.size, 2)
-      const hash = await pool.run<string>({ op: 'argon2.hash', password: 'pool password', options: { memoryCost: 19456, timeCost: 2, parallelism: 1, algorithm: 2, version: 1 } })
-      assert.match(hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)
-      assert.equal(await pool.run<boolean>({ op: 'argon2.verify', hash, password: 'pool password' }), true)
-      assert.equal(await pool.run<boolean>({ op: 'argon2.verify', hash, password: 'other' }), false)
-      await assert.rejects(pool.run({ op: 'argon2.verify', hash: 'not a hash', password: 'x' }))
-      // The pool still works after a failed job.
-      assert.equal(await pool.run<boolean>({ op: 'argon2.verify', hash, password: 'pool password' }), true)
-    } finally {
-      await pool.close()
-    }
-  })
-
-  // A background thread that finishes nothing for starvedAfterMs is starving (a busy event loop or
-  // other programs take the CPU at nice 19); a job that runs this long stands in for one here.
-  const long = { op: 'argon2.hash' as const, password: 'x', options: { memoryCost: 65536, timeCost: 40, parallelism: 1, algorithm: 2, version: 1 } }
-
-  it('starving background threads: the reserve (nice 5) takes the waiting jobs, one after another', { skip: process.platform !== 'linux' && 'thread priorities are Linux only' }, async () => {
-    const pool = new HashPool(1, { nice: 19, starvedAfterMs: 100 })
-    try {
-      let longDone = false
-      const blocker = pool.run(long).then(() => (longDone = true))
-      const order: string[] = []
-      const waiting = [1, 2, 3].map((n) => pool.run<number>({ op: 'priority' }).then((p) => (order.push(`job ${n}`), p)))
-      assert.deepEqual(await Promise.all(waiting), [RESERVE_NICE, RESERVE_NICE, RESERVE_NICE])
-      assert.deepEqual(order, ['job 1', 'job 2', 'job 3'], 'first come, first served')
-      assert.equal(longDone, false, 'the waiting jobs did not wait for the starved one')
-      await blocker
-      // Work done promptly ends the starvation: the background thread takes jobs again.
-      assert.equal(await pool.run<number>({ op: 'priority' }), 19)
-    } finally {
-      await pool.close()
-    }
-  })
-
-  it('no reserve while the background threads make progress, nor when they already run at nice 5 or less', { skip: process.platform !== 'linux' && 'thread priorities are Linux only' }, async () => {
-    const patient = new HashPool(1, { nice: 19, starvedAfterMs: 60_000 })
-    const normal = new HashPool(1, { nice: RESERVE_NICE, starvedAfterMs: 100 })
-    try {
-      for (const [pool, nice] of [[patient, 19], [normal, RESERVE_NICE]] as const) {
-        let longDone = false
-        const blocker = pool.run(long).then(() => (longDone = true))
-        const next = await pool.run<number>({ op: 'priority' })
-        assert.equal(longDone, true, 'the job waited for the only thread')
-        assert.equal(next, nice)
-        await blocker
-      }
-    } finally {
-      await Promise.all([patient.close(), normal.close()])
-    }
-  })
-
-  it('close() fails the jobs in flight and waiting, and every later one', async () => {
-    const pool = new HashPool(1)
-    const slow = { op: 'argon2.hash' as const, password: 'x', options: { memoryCost: 65536, timeCost: 3, parallelism: 1, algorithm: 2, version: 1 } }
-    const jobs = [pool.run(slow), pool.run(slow), pool.run(slow)].map((p) => p.then(() => 'done', () => 'failed'))
-    await new Promise((r) => setTimeout(r, 20))
-    await pool.close()
-    assert.deepEqual(await Promise.all(jobs), ['failed', 'failed', 'failed'])
-    await assert.rejects(pool.run({ op: 'priority' }), /closed/)
-  })
-
-  it('shares the cores out among the processes of serve --workers', () => {
-    const saved = process.env.TROWEL_WORKERS
-    try {
-      delete process.env.TROWEL_WORKERS
-      const alone = new HashPool().size
-      process.env.TROWEL_WORKERS = String(alone * 2)
-      assert.equal(new HashPool().size, 1)
-      process.env.TROWEL_WORKERS = '1'
-      assert.equal(new HashPool().size, alone)
-    } finally {
-      if (saved === undefined) delete process.env.TROWEL_WORKERS
-      else process.env.TROWEL_WORKERS = saved
-    }
-  })
-
-  it('the event loop stays free while hashes run', async () => {
-    const pool = new HashPool(1)
-    try {
-      const job = pool.run<string>({ op: 'argon2.hash', password: 'x', options: { memoryCost: 65536, timeCost: 4, parallelism: 1, algorithm: 2, version: 1 } })
-      let ticks = 0
-      const timer = setInterval(() => ticks++, 1)
-      await job
-      clearInterval(timer)
-      assert.ok(ticks > 0, 'no timer ran while a hash was computed')
-    } finally {
-      await pool.close()
-    }
   })
 })
 

@@ -10,7 +10,7 @@
  * own kinds and are left alone here.
  */
 import type { Knex } from 'knex'
-import { ALL_REASONS, storedDate, type AuthInventory, type InventoryItem, type InventoryKind, type RevocationReason } from './index.js'
+import { ALL_REASONS, storedDate, type AuthInventory, type InventoryItem, type InventoryKind, type RevocationReason, type UsersTable } from './index.js'
 import { TRUST_PURPOSE } from './web-kinds.js'
 import { DEVICES_REVOKED_PURPOSE } from './device-cookies.js'
 
@@ -25,11 +25,7 @@ const MAILED_ENDS_ON: ReadonlySet<RevocationReason> = new Set<RevocationReason>(
 type Db = Knex | Knex.Transaction
 
 /** Where the auth model's users live, and the column holding their address. */
-export interface UsersTable {
-  table: string
-  key: string
-  email: string
-}
+export type { UsersTable } from './index.js'
 
 /** Pending e-mail changes (and verification links). */
 export function emailChangesKind(inventory: AuthInventory): InventoryKind {

@@ -55,6 +55,18 @@ export interface InventoryKind {
   revokeCreatedSince?(userId: unknown, since: Date, db: Knex | Knex.Transaction): Promise<number>
 }
 
+/** The auth model's users table, primary key and address column. */
+export interface UsersTable {
+  table: string
+  key: string
+  email: string
+}
+
+/** The users table of the configured model (`users`, `id`, `email` when the model says nothing). */
+export function usersTableOf(model: { getTable?(): string; getPrimaryKey?(): string; authColumn?: string } | undefined): UsersTable {
+  return { table: model?.getTable?.() ?? 'users', key: model?.getPrimaryKey?.() ?? 'id', email: model?.authColumn ?? 'email' }
+}
+
 /** `since` rounded down to its second: "created at or after" compares whole seconds. */
 export function wholeSecond(since: Date): Date {
   return new Date(Math.floor(since.getTime() / 1000) * 1000)

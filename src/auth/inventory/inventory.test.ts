@@ -5,6 +5,8 @@ import { SqliteClient } from '../../database/sqlite-client.js'
 import { AuthInventory, ALL_REASONS, type InventoryKind } from './index.js'
 import { registerAuthKinds } from './auth-kinds.js'
 import type { DeviceRevocations } from './device-cookies.js'
+import { totpKind, trustedDevicesKind } from '../two-factor/inventory.js'
+import { passkeysKind } from '../passkeys/inventory.js'
 
 const USER = 1
 const OTHER = 2
@@ -74,12 +76,10 @@ describe('AuthInventory', () => {
   beforeEach(async () => {
     for (const table of ['users', 'login_tokens', 'remember_tokens', 'user_tokens', 'password_resets', 'passkeys', 'two_factor_recovery_codes', 'auth_challenges']) await db(table).delete()
     inventory = new AuthInventory(() => db)
-    devices = registerAuthKinds(inventory, {
-      db: () => db,
-      features: new Set(['two_factor', 'passkeys']),
-      users: () => ({ table: 'users', key: 'id', email: 'email' }),
-      resetTable: 'password_resets',
-    })
+    devices = registerAuthKinds(inventory, { db: () => db, users: () => ({ table: 'users', key: 'id', email: 'email' }), resetTable: 'password_resets' })
+    inventory.register(trustedDevicesKind(inventory))
+    inventory.register(totpKind(inventory, () => ({ table: 'users', key: 'id' })))
+    inventory.register(passkeysKind(inventory))
     await db('users').insert([
       { id: USER, email: 'u@example.test', two_factor_secret: 'x', two_factor_confirmed_at: at('2026-11-20T10:00:00Z') },
       { id: OTHER, email: 'o@example.test' },

@@ -1,18 +1,16 @@
 /**
  * @module auth/inventory/web-kinds
- * The web guard's kinds: `logins` (`login_tokens`, one row per browser), `remember_tokens` ("remember
- * me", one series per browser, ended with its login) and `trusted_devices` (browsers trusted to skip
- * the second step: `user_tokens` of purpose `two_factor_trust`). A revocation that keeps this
+ * The web guard's kinds: `logins` (`login_tokens`, one row per browser) and `remember_tokens`
+ * ("remember me", one series per browser, ended with its login). A revocation that keeps this
  * browser's login (`keepLoginHash`: password change, "log out other devices") spares its login and
  * its "remember me" series.
  */
 import type { Knex } from 'knex'
-import { ALL_REASONS, storedDate, type AuthInventory, type InventoryItem, type InventoryKind, type RevocationReason } from './index.js'
+import { ALL_REASONS, storedDate, type AuthInventory, type InventoryItem, type InventoryKind } from './index.js'
 
 const LOGINS = 'login_tokens'
 const REMEMBER = 'remember_tokens'
-const USER_TOKENS = 'user_tokens'
-/** `user_tokens.purpose` of a trusted browser (see two-factor/trusted-devices). */
+/** `user_tokens.purpose` of a trusted browser (two-factor/trusted-devices): not a mailed link. */
 export const TRUST_PURPOSE = 'two_factor_trust'
 /** A positive whole number that fits every driver's integer id. */
 const ROW_ID = /^[1-9][0-9]{0,14}$/
@@ -70,32 +68,6 @@ export function rememberTokensKind(inventory: AuthInventory): InventoryKind {
       const query = db(REMEMBER).where('user_id', userId as string | number)
       if (keepLoginHash) query.where((q) => q.whereNull('login_token_hash').orWhereNot('login_token_hash', keepLoginHash))
       return query.delete()
-    },
-  }
-}
-
-/** Ended by every revocation but a password change (the user at the keyboard keeps their trusted browsers). */
-const TRUST_ENDS_ON: ReadonlySet<RevocationReason> = new Set<RevocationReason>(['secure', 'password_reset', 'logout_others', 'delete'])
-
-/** Browsers trusted to skip the second step (`two_factor` feature). */
-export function trustedDevicesKind(inventory: AuthInventory): InventoryKind {
-  const has = (db: Db) => inventory.hasTable(USER_TOKENS, db)
-  return {
-    name: 'trusted_devices',
-    endsOn: TRUST_ENDS_ON,
-    tables: [USER_TOKENS],
-    async list(userId, db) {
-      if (!(await has(db))) return []
-      const rows = await db(USER_TOKENS).where({ user_id: userId as string | number, purpose: TRUST_PURPOSE }).select('id', 'created_at')
-      return rows.map((row): InventoryItem => ({ kind: 'trusted_devices', id: String(row.id), label: 'Trusted browser', createdAt: storedDate(row.created_at) }))
-    },
-    async revokeOne(userId, id, db) {
-      if (!ROW_ID.test(id) || !(await has(db))) return 0
-      return db(USER_TOKENS).where({ id: Number(id), user_id: userId as string | number, purpose: TRUST_PURPOSE }).delete()
-    },
-    async revokeAll(userId, db) {
-      if (!(await has(db))) return 0
-      return db(USER_TOKENS).where({ user_id: userId as string | number, purpose: TRUST_PURPOSE }).delete()
     },
   }
 }

@@ -1,13 +1,12 @@
 /**
  * @module auth/passkeys/install
- * Boot-time wiring of the `passkeys` feature (called by AuthProvider): binds `auth.passkeys`, the
+ * The `passkeys` feature's binding (its module's `register`): `auth.passkeys`, the
  * relying party read from `config/application.ts` (`APPLICATION.url`, else APP_URL: the RP ID is
  * its hostname, the only origin accepted is its origin; `APPLICATION.name`, else APP_NAME, is the
  * name authenticators show). Bound whatever the features, so other features can ask whether a
  * user has passkeys; built on first use.
  */
 import type { Application } from '../../foundation/application.js'
-import type { ResolvedAuthConfig } from '../auth-config.js'
 import { db } from '../../database/database-manager.js'
 import { decodeAppKey } from '../../http/cookie-jar.js'
 import { Passkeys, type RelyingParty } from './passkeys.js'
@@ -28,7 +27,7 @@ export function relyingPartyOf(app: Application): RelyingParty {
   return { id: url.hostname.replace(/^\[|\]$/g, ''), origin: url.origin, name }
 }
 
-export async function installPasskeys(app: Application, _config: ResolvedAuthConfig): Promise<void> {
+export function registerPasskeys(app: Application): void {
   app.singleton('auth.passkeys', () => {
     const rp = relyingPartyOf(app)
     return new Passkeys({ db: () => db(), challenges: app.make('auth.challenges'), relyingParty: () => rp, appKey: decodeAppKey(process.env.APP_KEY ?? '') })

@@ -2,14 +2,13 @@
  * @module auth/two-factor/install-challenge
  * Boot-time wiring of the second step of a login (called by AuthProvider), with the `two_factor`
  * or the `passkeys` feature on: the pending logins and trusted devices (`auth.two_factor_challenge`,
- * which the challenge page needs for a passkey step-up too), the user's `auth_challenges` rows
- * (mfa_tokens, passkey ceremonies), and with `two_factor` the LoginChallenge on
- * `manager.challenges` (see login-challenge). The challenges and trusted devices are inventory
- * kinds (auth/inventory/second-factor-kinds, web-kinds), ended by the revocations they name.
+ * which the challenge page needs for a passkey step-up too). With `two_factor`, its module's
+ * `loginChallenge` (see login-challenge) uses them. The challenges and trusted devices are
+ * inventory kinds (auth/inventory/login-challenges-kind, two-factor/inventory), ended by the
+ * revocations they name.
  */
 import type { Application } from '../../foundation/application.js'
 import type { ResolvedAuthConfig } from '../auth-config.js'
-import { twoFactorLoginChallenge } from './login-challenge.js'
 import { PendingLogins } from './pending-login.js'
 import { TrustedDevices } from './trusted-devices.js'
 import { SecondFactorWatch } from './failure-watch.js'
@@ -36,6 +35,4 @@ export async function installTwoFactorChallenge(app: Application, config: Resolv
   const manager = app.make('auth.manager')
   const services: TwoFactorChallengeServices = { pending: new PendingLogins(), trusted: new TrustedDevices(manager), watch: new SecondFactorWatch(app.make('auth.throttle').store) }
   app.singleton('auth.two_factor_challenge', () => services)
-  if (!twoFactor) return
-  manager.challenges.push(twoFactorLoginChallenge(app, services.pending, services.trusted))
 }

@@ -11,6 +11,8 @@ import { writeFiles, missingFrameworkMigrations } from '../generator.js'
 import { colors } from '../output.js'
 import { CliError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
+import { FEATURES, type AuthFeatureModule, type FeatureScaffold } from '../../auth/features/index.js'
+import { featureMigrations } from '../../auth/features/registry.js'
 
 /** Every file under `dir` (recursively), as paths relative to it, sorted. */
 function filesUnder(dir: string): string[] {
@@ -21,26 +23,37 @@ function filesUnder(dir: string): string[] {
     .sort()
 }
 
-/** The framework folders `craft auth` copies into the app, and where each lands. */
-const COPIED: { from: string; to: string }[] = [
-  { from: 'stubs/auth/controllers', to: 'app/controllers/auth' },
-  { from: 'stubs/auth/mailables', to: 'app/mailables' },
-  { from: 'templates/auth', to: 'templates/auth' },
-  { from: 'templates/mailables/auth', to: 'templates/mailables/auth' },
+/** The framework folders `craft auth` copies into the app, where each lands, and the scaffold key naming a feature's files there. */
+export const COPIED: { from: string; to: string; key: Exclude<keyof FeatureScaffold, 'migrations'> }[] = [
+  { from: 'stubs/auth/controllers', to: 'app/controllers/auth', key: 'controllers' },
+  { from: 'stubs/auth/mailables', to: 'app/mailables', key: 'mailables' },
+  { from: 'templates/auth', to: 'templates/auth', key: 'templates' },
+  { from: 'templates/mailables/auth', to: 'templates/mailables/auth', key: 'mailTemplates' },
 ]
 
-/** The controllers, templates, e-mails and static files of every auth and account page. */
-export function authFiles(root: string): { path: string; contents: string }[] {
-  return COPIED.flatMap(({ from, to }) =>
-    filesUnder(`${FRAMEWORK_ROOT}/${from}`).map((file) => ({ path: `${root}/${to}/${file}`, contents: readFileSync(`${FRAMEWORK_ROOT}/${from}/${file}`, 'utf8') })),
-  )
+/**
+ * The controllers, templates, e-mails and static files of every auth and account page: each
+ * folder's files no feature claims (the login pages, the layout), then each feature's (its
+ * module's `scaffold`), of every feature — an app turns a feature on in config/auth.ts later.
+ */
+export function authFiles(root: string, features: readonly AuthFeatureModule[] = FEATURES): { path: string; contents: string }[] {
+  return COPIED.flatMap(({ from, to, key }) => {
+    const claimed = features.flatMap((f) => f.scaffold?.[key] ?? [])
+    const core = filesUnder(`${FRAMEWORK_ROOT}/${from}`).filter((file) => !claimed.includes(file))
+    return [...core, ...claimed].map((file) => ({ path: `${root}/${to}/${file}`, contents: readFileSync(`${FRAMEWORK_ROOT}/${from}/${file}`, 'utf8') }))
+  })
 }
 
+/** The core's migrations, in order; the features' follow (their modules' `scaffold.migrations`). */
+const CORE_MIGRATIONS = ['create_auth_events_table', 'create_account_tables', 'create_two_factor_tables', 'add_account_recovery_columns']
+
 /** Migrations `craft auth` adds when the app has none of that name yet (any timestamp). */
-const MIGRATIONS = ['create_auth_events_table', 'create_account_tables', 'create_two_factor_tables', 'add_account_recovery_columns', 'create_email_login_tables']
+export function authMigrationNames(features: readonly AuthFeatureModule[] = FEATURES): string[] {
+  return [...CORE_MIGRATIONS, ...featureMigrations(features)]
+}
 
 export function authMigrations(root: string): { path: string; contents: string }[] {
-  return missingFrameworkMigrations(root, MIGRATIONS)
+  return missingFrameworkMigrations(root, authMigrationNames())
 }
 
 /** What `wireAuthRoutes` did to routes/web.ts. */

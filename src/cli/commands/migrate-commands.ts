@@ -15,9 +15,10 @@ import { Migrator } from '../../database/migrator.js'
 import { migrationFileName, nextMigrationDate, renderMigrationStub } from '../../database/migration-stubs.js'
 import { CliError } from '../cli-error.js'
 import { pascalCase, readStub, writeFiles } from '../generator.js'
+import { authMigrationNames } from './auth-command.js'
 
 /** Migration names that write the framework's own table definition instead of an empty one. */
-const FRAMEWORK_MIGRATIONS = ['create_auth_events_table', 'create_account_tables', 'create_two_factor_tables', 'create_personal_access_tokens_table', 'add_token_epoch_to_users', 'create_api_tokens_table', 'add_account_recovery_columns', 'create_email_login_tables']
+const frameworkMigrations = (): string[] => ['create_personal_access_tokens_table', 'add_token_epoch_to_users', 'create_api_tokens_table', ...authMigrationNames()]
 import type { CliContext } from '../context.js'
 import { colors, withProgress } from '../output.js'
 
@@ -48,7 +49,7 @@ export function registerMigrateCommands(program: Command, ctx: CliContext): void
       if (opts.table && opts.create) throw new CliError('Use either --table or --create, not both.')
       for (const t of [opts.table, opts.create]) if (t !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(t)) throw new CliError(`"${t}" is not a valid table name.`)
       // The framework's own tables (e.g. create_auth_events_table) come with their columns.
-      const own = !opts.table && FRAMEWORK_MIGRATIONS.includes(name) ? readStub(`migrations/${name}.ts`) : undefined
+      const own = !opts.table && frameworkMigrations().includes(name) ? readStub(`migrations/${name}.ts`) : undefined
       const contents = own ?? renderMigrationStub({ className: pascalCase(name), table: opts.create ?? opts.table, create: Boolean(opts.create) })
       const folder = `${root}/databases/migrations`
       const date = nextMigrationDate(existsSync(folder) ? readdirSync(folder) : [])

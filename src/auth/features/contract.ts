@@ -1,0 +1,86 @@
+/**
+ * @module auth/features/contract
+ * The contract every auth feature implements: one module per feature folder (`feature.ts`),
+ * listed once in `features/index.ts`. The core reads the list for everything a feature adds —
+ * its name in `GUARDS.features`, the features it needs, its `GUARDS.throttle` budgets and
+ * `GUARDS.notifications` names, its web and API routes, its inventory kinds, its boot, its route
+ * middleware and the files `craft auth` writes for it — so a feature touches no shared file.
+ */
+import type { Knex } from 'knex'
+import type { Application } from '../../foundation/application.js'
+import type { MiddlewareClass } from '../../http/middleware.js'
+import type { RouteDefinition } from '../../routing/route-definition.js'
+import type { BudgetLimit, ResolvedAuthConfig } from '../auth-config.js'
+import type { AuthInventory, InventoryKind } from '../inventory/index.js'
+import type { LoginChallenge } from '../guards/base-guard.js'
+
+/** What `craft auth` writes for a feature (file names, relative to the folders named). */
+export interface FeatureScaffold {
+  /** Migration stubs of `stubs/migrations/` (without `.ts`), in the order they run. */
+  readonly migrations?: readonly string[]
+  /** Controllers of `stubs/auth/controllers/` (written to `app/controllers/auth/`). */
+  readonly controllers?: readonly string[]
+  /** Mailables of `stubs/auth/mailables/` (written to `app/mailables/`). */
+  readonly mailables?: readonly string[]
+  /** Page templates of `templates/auth/`. */
+  readonly templates?: readonly string[]
+  /** E-mail templates of `templates/mailables/auth/`. */
+  readonly mailTemplates?: readonly string[]
+}
+
+export interface AuthFeatureModule {
+  /** Its name in `GUARDS.features` ('two_factor', 'social', 'organizations', ...). */
+  readonly name: string
+  /** Written into `GUARDS.features` of new apps (the generated config/auth.ts). */
+  readonly generated?: boolean
+  /** Features it needs on (checked at boot, with a message naming both). */
+  readonly requires?: readonly string[]
+  /**
+   * Default limits of the `GUARDS.throttle` budgets it owns (a list: each limit its own window).
+   * They exist whether or not the feature is on (another feature may take slots of them).
+   */
+  readonly budgets?: Readonly<Record<string, BudgetLimit | readonly BudgetLimit[]>>
+  /** The `GUARDS.notifications` names it owns (on in new apps). */
+  readonly notifications?: readonly string[]
+  /**
+   * The events it emits (declared in its folder by augmenting `EventMap`) and each one's log
+   * level: each is logged as `auth.<name>` (`auth:passkey_added` → `auth.passkey_added`) and
+   * recorded in the audit log, whether or not the feature is on.
+   */
+  readonly events?: Readonly<Record<string, 'info' | 'warn'>>
+  /**
+   * Its errors module (`import * as errors from './errors.js'`): the error catalogue test walks
+   * every feature's, so each class and code must be in docs/errors.md.
+   */
+  readonly errors?: Readonly<Record<string, unknown>>
+  /** Its web routes, added by `Auth.routes()` when it is on; `on` = the features that are on. */
+  routes?(on: ReadonlySet<string>): RouteDefinition[]
+  /**
+   * Its API routes, added by `Api.routes()` under the API's auth route when it is on: plain
+   * `Route.post(path, handler).name(...)`; the API makes them JSON, outside `web`, CSRF-exempt.
+   */
+  apiRoutes?(api: { authRoute: string }): RouteDefinition[]
+  /** Its kinds of the inventory; registered whether or not it is on (old items must still end). */
+  inventory?(inventory: AuthInventory, auth: ResolvedAuthConfig): InventoryKind[]
+  /**
+   * Bindings that exist whatever the features (built on first use): a service other code may ask
+   * about while the feature is off (a user's passkeys, a console command turning TOTP off).
+   */
+  register?(app: Application): void
+  /** A step every guard's `attempt()` runs after a correct password and before the login, when on (throw to hold it back). */
+  loginChallenge?(app: Application): LoginChallenge
+  /** Boot when on: bind services, read its config slice (a mistake throws AuthConfigError naming the key). */
+  install?(app: Application, auth: ResolvedAuthConfig): void | Promise<void>
+  /** Route middleware names it adds to the kernel's `routeMiddleware` when on and absent there. */
+  readonly middleware?: Readonly<Record<string, MiddlewareClass[]>>
+  /** Rows past their life in the tables it owns, deleted by `craft auth:prune` (whether or not it is on). */
+  readonly prune?: readonly { table: string; expired(query: Knex.QueryBuilder, now: Date): Knex.QueryBuilder }[]
+  /** What `craft auth` writes for it. */
+  readonly scaffold?: FeatureScaffold
+}
+
+/** Declares a feature (checks the name's shape; the list in `features/index.ts` checks the rest). */
+export function defineFeature<F extends AuthFeatureModule>(feature: F): F {
+  if (!/^[a-z][a-z0-9_]*$/.test(feature.name)) throw new Error(`An auth feature's name must be snake_case, got ${JSON.stringify(feature.name)}.`)
+  return Object.freeze(feature)
+}

@@ -1,0 +1,31 @@
+/**
+ * @module auth/features
+ * THE feature list: every auth feature's module, in the order their routes are listed and they
+ * boot. A new feature adds its import, its entry and its name in the export below, and touches
+ * nothing else outside its folder.
+ */
+import type { AuthFeatureModule } from './contract.js'
+import { registrationFeature } from '../registration/feature.js'
+import { resetPasswordsFeature } from '../reset-passwords/feature.js'
+import { rememberMeFeature } from '../remember-me/feature.js'
+import { emailVerificationFeature } from '../email-verification/feature.js'
+import { accountFeature } from '../accounts/feature.js'
+import { twoFactorFeature } from '../two-factor/feature.js'
+import { passkeysFeature } from '../passkeys/feature.js'
+import { emailLoginFeature } from '../email-login/feature.js'
+
+export const FEATURES: readonly AuthFeatureModule[] = Object.freeze([
+  registrationFeature,
+  resetPasswordsFeature,
+  rememberMeFeature,
+  emailVerificationFeature,
+  accountFeature,
+  twoFactorFeature,
+  passkeysFeature,
+  emailLoginFeature,
+])
+
+/** The modules by name; exporting them also keeps each feature's event types (its `EventMap` augmentation) in the published declarations. */
+export { registrationFeature, resetPasswordsFeature, rememberMeFeature, emailVerificationFeature, accountFeature, twoFactorFeature, passkeysFeature, emailLoginFeature }
+
+export { defineFeature, type AuthFeatureModule, type FeatureScaffold } from './contract.js'

@@ -1,0 +1,40 @@
+/**
+ * @module auth/passkeys/feature
+ * Passkeys (`passkeys` in `GUARDS.features`): the list page, the WebAuthn ceremonies, the browser
+ * script, and — without `two_factor` — the challenge page for the passkey step-up of `mfa`.
+ * Adding a way in wants a verified address, the password and (for a user who has one) a recent
+ * second factor.
+ */
+import { Route } from '../../routing/route.js'
+import { secondStepRoutes } from '../features/shared-routes.js'
+import { defineFeature } from '../features/contract.js'
+import { servePasskeyClient } from './client-bundle.js'
+import { registerPasskeys } from './install.js'
+import { passkeysKind } from './inventory.js'
+import * as errors from './errors.js'
+import './events.js'
+
+export const passkeysFeature = defineFeature({
+  name: 'passkeys',
+  generated: true,
+  errors,
+  events: { 'auth:passkey_added': 'info', 'auth:passkey_removed': 'info' },
+  register: registerPasskeys,
+  inventory: (inventory) => [passkeysKind(inventory)],
+  routes: (on) => {
+    const confirmed = ['auth', 'password.confirm']
+    const adding = [...(on.has('email_verification') ? ['auth', 'verified', 'password.confirm'] : confirmed), 'mfa.recent']
+    return [
+      ...(on.has('two_factor') ? [] : secondStepRoutes()),
+      Route.get('/account/passkeys', 'auth/PasskeyController@index').name('passkeys').middleware(['auth']),
+      Route.post('/account/passkeys/@id/delete', 'auth/PasskeyController@destroy').name('passkeys.destroy').middleware(confirmed),
+      Route.post('/passkeys/register/options', 'auth/PasskeyController@registerOptions').name('passkeys.register.options').middleware(adding),
+      Route.post('/passkeys/register', 'auth/PasskeyController@register').name('passkeys.register').middleware(adding),
+      Route.post('/passkeys/login/options', 'auth/PasskeyController@loginOptions').name('passkeys.login.options'),
+      Route.post('/passkeys/login', 'auth/PasskeyController@login').name('passkeys.login'),
+      // The browser side: @simplewebauthn/browser and the pages' script, served by the framework.
+      Route.get('/passkeys/client.js', servePasskeyClient).name('passkeys.client'),
+    ]
+  },
+  scaffold: { controllers: ['PasskeyController.ts'], templates: ['passkeys.html'] },
+})

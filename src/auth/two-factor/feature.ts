@@ -1,0 +1,57 @@
+/**
+ * @module auth/two-factor/feature
+ * Two factors (`two_factor` in `GUARDS.features`): the enrolment page (TOTP and recovery codes),
+ * and the second step of a login (`/two-factor-challenge`, which also serves the passkey step-up
+ * of `mfa` when only `passkeys` is on). Everything that shows or changes the second factor wants
+ * the password typed recently: a borrowed session cannot enrol its own authenticator or read the
+ * secret; turning it off also wants a second factor given recently.
+ */
+import { Route } from '../../routing/route.js'
+import { secondStepRoutes } from '../features/shared-routes.js'
+import { defineFeature } from '../features/contract.js'
+import { usersTableOf } from '../inventory/index.js'
+import { registerTwoFactor } from './install.js'
+import { totpKind, trustedDevicesKind } from './inventory.js'
+import { twoFactorLoginChallenge } from './login-challenge.js'
+import * as errors from './errors.js'
+import './events.js'
+
+declare module '../auth-config.js' {
+  interface AuthBudgets {
+    /** Wrong second-factor answers per pending login. */
+    two_factor: true
+  }
+}
+
+export const twoFactorFeature = defineFeature({
+  name: 'two_factor',
+  generated: true,
+  budgets: { two_factor: { attempts: 5, minutes: 1 } },
+  errors,
+  events: { 'auth:two_factor_enabled': 'info', 'auth:two_factor_disabled': 'info', 'auth:two_factor_failed': 'warn' },
+  register: registerTwoFactor,
+  // After a correct password: a user with TOTP is held back until the second step (the pending
+  // logins and trusted devices are the login flow's, bound by AuthProvider with this feature or passkeys).
+  loginChallenge: (app) => {
+    const { pending, trusted } = app.make('auth.two_factor_challenge')
+    return twoFactorLoginChallenge(app, pending, trusted)
+  },
+  inventory: (inventory, auth) => [trustedDevicesKind(inventory), totpKind(inventory, () => usersTableOf(auth.model))],
+  routes: (on) => {
+    const confirmed = ['auth', 'password.confirm']
+    // Enrolling needs a verified address first (the actions check it too, whatever the order).
+    const enrolling = on.has('email_verification') ? ['auth', 'verified', 'password.confirm'] : confirmed
+    return [
+      Route.get('/account/two-factor', 'auth/TwoFactorController@show').name('two_factor').middleware(enrolling),
+      Route.post('/account/two-factor', 'auth/TwoFactorController@enable').name('two_factor.enable').middleware(enrolling),
+      Route.post('/account/two-factor/recovery-codes', 'auth/TwoFactorController@regenerate').name('two_factor.recovery_codes').middleware(confirmed),
+      Route.post('/account/two-factor/disable', 'auth/TwoFactorController@disable').name('two_factor.disable').middleware([...confirmed, 'mfa.recent']),
+      Route.post('/account/two-factor/forget-devices', 'auth/TwoFactorChallengeController@forgetDevices').name('two_factor.forget_devices').middleware(['auth']),
+      ...secondStepRoutes(),
+    ]
+  },
+  scaffold: {
+    controllers: ['TwoFactorController.ts', 'TwoFactorChallengeController.ts'],
+    templates: ['two_factor.html', 'two_factor_challenge.html'],
+  },
+})
