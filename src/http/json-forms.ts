@@ -18,10 +18,11 @@
  * A flashed `success` (or `status`) message becomes `data.message`; what the answer carries
  * (messages, errors, old input) is taken back from the session; anything else flashed stays for
  * the next request (e.g. a summary the next page shows). A page rendered with an error status
- * (an unusable link's 404) answers `{"message", "code"}` with that status. `answerData(ctx, {...})` adds keys to a
- * converted redirect's `data` (e.g. what was created). Errors thrown by the page are the
- * exception handler's (JSON already). Left alone: API routes, routes without a session (no `web`
- * stack), `navigation()` routes (mailed links' GETs, OAuth redirects and callbacks), HTML requests.
+ * (an unusable link's 404) answers `{"message", "code"}` with that status. `answerData(ctx,
+ * {...})` adds keys to a converted redirect's `data` (e.g. what was created). Errors thrown by
+ * the page are the exception handler's (JSON already). Left alone: API routes, routes without a
+ * session (no `web` stack), `navigation()` routes (mailed links' GETs, OAuth redirects and
+ * callbacks), HTML requests.
  */
 import type { HttpContext } from './context.js'
 import { statusText } from './status-text.js'
@@ -83,7 +84,7 @@ function flashedMessage(flashed: Record<string, unknown>): string | undefined {
   return undefined
 }
 
-/** See the module comment. Never throws: an answer it cannot read is left as it is. */
+/** See the module comment. An answer it cannot read is left as it is. */
 export function answerJsonForm(ctx: HttpContext): void {
   if (!answersJsonForm(ctx)) return
   const res = ctx.response
