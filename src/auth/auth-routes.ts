@@ -45,7 +45,7 @@ const SCRIPT_ENDPOINTS = new Set(['passkeys.register.options', 'passkeys.registe
 const NAVIGATIONS = new Set(['password.change.query', 'password.change', 'verification.verify', 'account.secure', 'login.email.link', 'passkeys.client'])
 
 /**
- * Marks every auth page and form as answering JSON requests with its data (`http/json-forms`),
+ * Marks every auth page and form as answering JSON requests with its data (`session/json-forms`),
  * unless the route already says how (a feature's `.creates()` or `.navigation()`).
  */
 function asJsonForms(routes: RouteDefinition[]): RouteDefinition[] {

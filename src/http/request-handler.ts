@@ -3,8 +3,7 @@
  * The per-request path: build the context and match the route (`createContext`), run global
  * middleware, answer 404/405 for an unmatched request, parse the body (its error, if any,
  * surfaces when something reads it, at the latest before the handler), run the route's stacks
- * and the handler, render any error through the one exception handler, turn a web form's answer
- * into JSON when the request is JSON (`answerJsonForm`), run every `after` that
+ * and the handler, render any error through the one exception handler, run every `after` that
  * ran a `before`, and send; then the response hooks (`http.response.hooks`, e.g. metrics), if any.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -16,7 +15,6 @@ import { createContext, type ContextOptions, type RequestContext } from './creat
 import { readBody, DEFAULT_BODY_LIMIT } from './body-parser.js'
 import { MethodNotAllowedError, NotFoundError } from './errors.js'
 import { applyResult } from './result.js'
-import { answerJsonForm } from './json-forms.js'
 import { send } from './send.js'
 import { trustedProxyHops } from './trust-proxy.js'
 import type { ExceptionHandler } from './exception-handler.js'
@@ -109,15 +107,6 @@ export class RequestHandler {
       // A promise only for the debug page (APP_DEBUG=true, a 500 E_INTERNAL on an HTML request).
       const rendering = this.#exceptions.render(ctx, error)
       if (rendering) await rendering
-    }
-    // A web page or form asked for JSON: its redirect, view or value becomes a JSON answer.
-    if (ctx.route !== null && !ctx.route.json) {
-      try {
-        answerJsonForm(ctx)
-      } catch (error) {
-        const rendering = this.#exceptions.render(ctx, error)
-        if (rendering) await rendering
-      }
     }
     for (let i = ran.length - 1; i >= 0; i--) {
       const m = ran[i]!

@@ -169,7 +169,7 @@ export class Request {
   /**
    * True when the request is JSON: its `Accept` prefers JSON to HTML (see `acceptsJsonFirst`), or
    * its body is JSON (`Content-Type: application/json` or `+json`). Web forms then answer JSON
-   * (`http/json-forms`), and errors are JSON bodies.
+   * (`session/json-forms`), and errors are JSON bodies.
    */
   wantsJson(): boolean {
     return acceptsJsonFirst(this.header('accept')) || this.isJson()

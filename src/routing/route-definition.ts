@@ -26,7 +26,7 @@ export class RouteDefinition {
   /** Errors always answer JSON (API routes). */
   json = false
   /**
-   * How the route answers a JSON request (`http/json-forms`): `'form'` (a page or form of the
+   * How the route answers a JSON request (`session/json-forms`): `'form'` (a page or form of the
    * auth flows: its view's data and what it returns are answered as `{"data": ...}`), `'create'`
    * (the same, 201), `'navigation'` (a browser navigation, e.g. a mailed link's GET: never
    * converted). Unset: only a redirect is converted.

@@ -25,7 +25,7 @@ import { csrfField } from '../session/csrf-field.js'
 import { resolveTemplateName } from './template-name.js'
 import { lazyMarkup, markup } from './lazy-markup.js'
 import type { ViewFactory } from './view-factory.js'
-import { answersViewData, VIEW_DATA } from '../http/json-forms.js'
+import { answersViewData, VIEW_DATA } from '../session/json-forms.js'
 import { viewJsonData } from './view-json-data.js'
 
 export interface ViewRenderOptions {
@@ -50,7 +50,7 @@ export class ContextView {
   }
 
   /**
-   * The page `name` with `data`. On a `form()` route asked for JSON (`http/json-forms`) nothing is
+   * The page `name` with `data`. On a `form()` route asked for JSON (`session/json-forms`) nothing is
    * rendered: the page's data is kept for the JSON answer (`{"data": ...}`) and '' returned.
    * `options.json` chooses that data: the keys to keep, or a function of `data`; by default every
    * key of `data` but functions, markup and the page's furniture (`viewJsonData`).

@@ -1,6 +1,6 @@
 /**
  * @module view/view-json-data
- * What a page's view answers to a JSON request (`http/json-forms`): its data, without what only
+ * What a page's view answers to a JSON request (`session/json-forms`): its data, without what only
  * the page needs and without secrets.
  */
 import { loadNunjucks } from './load-nunjucks.js'

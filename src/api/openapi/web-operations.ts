@@ -1,6 +1,6 @@
 /**
  * @module api/openapi/web-operations
- * `craft openapi --web`: the web pages and forms that answer JSON (`http/json-forms`: every route
+ * `craft openapi --web`: the web pages and forms that answer JSON (`session/json-forms`: every route
  * of `Auth.routes()` and the tokens page but the browser navigations, and any route marked
  * `.form()`), plus `GET /csrf-token`, added to the API's document. They are called with the
  * session cookie (`trowel_session`) and, for a POST, the CSRF token as `X-CSRF-TOKEN`. Answers:

@@ -20,7 +20,7 @@
  * has one, else the framework's.
  */
 import type { HttpContext } from '../../http/context.js'
-import { answerData } from '../../http/json-forms.js'
+import { answerData } from '../../session/json-forms.js'
 import { NotFoundError, ValidationError } from '../../http/errors.js'
 import { FrameworkError } from '../../foundation/framework-error.js'
 import { eventBase } from '../../auth/events.js'

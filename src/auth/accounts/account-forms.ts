@@ -31,7 +31,7 @@ export const ACCOUNT_MESSAGES = {
 
 type Row = Record<string, unknown>
 
-/** A flash and a 302 (JSON: `{"data": {"message", "redirect"}}`, http/json-forms). */
+/** A flash and a 302 (JSON: `{"data": {"message", "redirect"}}`, session/json-forms). */
 function done(ctx: HttpContext, message: string, to: string): unknown {
   ctx.session.flash('success', message)
   return ctx.response.redirect(to)

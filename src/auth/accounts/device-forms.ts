@@ -5,7 +5,7 @@
  * (`POST /account/devices/revoke-others`, behind `password.confirm`). All behind `auth`.
  */
 import type { HttpContext } from '../../http/context.js'
-import { answerData } from '../../http/json-forms.js'
+import { answerData } from '../../session/json-forms.js'
 import { NotFoundError } from '../../http/errors.js'
 import { sha256Hex } from '../tokens/index.js'
 import { eventBase } from '../events.js'

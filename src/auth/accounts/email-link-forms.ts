@@ -44,7 +44,7 @@ function privateAnswer(ctx: HttpContext): void {
   ctx.response.header('Cache-Control', 'no-store')
 }
 
-/** A 302 to `to` with a flashed message (JSON: `{"data": {"message", "redirect"}}`, http/json-forms). */
+/** A 302 to `to` with a flashed message (JSON: `{"data": {"message", "redirect"}}`, session/json-forms). */
 function answer(ctx: HttpContext, to: string, kind: 'success' | 'error', message: string): unknown {
   ctx.session.flash(kind, message)
   return ctx.response.redirect(to)

@@ -62,7 +62,7 @@ async function spendForAccount(ctx: HttpContext, budget: Budget, userId: unknown
   return ctx.response.redirect(back)
 }
 
-/** A 302 to `to` with a flashed message (JSON: `{"data": {"message", "redirect"}}`, http/json-forms). */
+/** A 302 to `to` with a flashed message (JSON: `{"data": {"message", "redirect"}}`, session/json-forms). */
 function answer(ctx: HttpContext, to: string, kind: 'success' | 'error', message: string): unknown {
   ctx.session.flash(kind, message)
   return ctx.response.redirect(to)

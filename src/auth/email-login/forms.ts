@@ -14,7 +14,7 @@
  * A browser logged in as another user is never switched: the pages ask to log out first.
  */
 import type { HttpContext } from '../../http/context.js'
-import { answerData } from '../../http/json-forms.js'
+import { answerData } from '../../session/json-forms.js'
 import { TooManyRequestsError, ValidationError } from '../../http/errors.js'
 import { validate } from '../../validation/index.js'
 import { AuthConfigError } from '../errors.js'

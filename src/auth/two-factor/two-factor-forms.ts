@@ -25,7 +25,7 @@
  * recovery_codes_remaining }` (on, with `recovery_codes` once after a POST made them).
  */
 import type { HttpContext } from '../../http/context.js'
-import { answerData } from '../../http/json-forms.js'
+import { answerData } from '../../session/json-forms.js'
 import { ValidationError } from '../../http/errors.js'
 import { eventBase } from '../events.js'
 import { formatWhen } from '../accounts/device-forms.js'

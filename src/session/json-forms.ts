@@ -1,10 +1,10 @@
 /**
- * @module http/json-forms
+ * @module session/json-forms
  * The one place a web page or form answers a JSON request (`request.wantsJson()`: `Accept`
  * prefers JSON, or the body is JSON). Forms are written once, the browser way (a redirect, a
- * flashed message, a `ValidationError`, `ctx.view.render`); `RequestHandler` calls
- * `answerJsonForm` after the handler, before the middleware `after`s (so the session is saved
- * without what was taken back from it), and this turns the answer into JSON:
+ * flashed message, a `ValidationError`, `ctx.view.render`); `SessionMiddleware.after` calls
+ * `answerJsonForm` once the handler and the route's own middleware are done, before it saves the
+ * session (without what was taken back from it), and this turns the answer into JSON:
  *
  * | The page did | JSON answer |
  * |---|---|
@@ -24,8 +24,9 @@
  * session (no `web` stack), `navigation()` routes (mailed links' GETs, OAuth redirects and
  * callbacks), HTML requests.
  */
-import type { HttpContext } from './context.js'
-import { statusText } from './status-text.js'
+import type { HttpContext } from '../http/context.js'
+import { statusText } from '../http/status-text.js'
+import './context-session.js'
 
 /** `ctx.state` key: the data of the view a form route rendered for a JSON request. */
 export const VIEW_DATA = 'jsonForms.viewData'
