@@ -35,14 +35,28 @@ export function authRoutes(options: { features?: Iterable<string> } = {}): Route
 }
 
 /** Forms whose JSON answer is 201 (they create something). */
-const CREATES = new Set(['register.store'])
+const CREATES = new Set(['register.store', 'organizations.store', 'organizations.invite'])
 /**
  * The passkey ceremony: JSON endpoints of the pages' script (WebAuthn options and answers, as the
  * browser library reads them), left as they answer.
  */
 const SCRIPT_ENDPOINTS = new Set(['passkeys.register.options', 'passkeys.register', 'passkeys.login.options', 'passkeys.login'])
-/** Browser navigations, never answered as JSON: the GETs of mailed links, the passkey script. */
-const NAVIGATIONS = new Set(['password.change.query', 'password.change', 'verification.verify', 'account.secure', 'login.email.link', 'passkeys.client'])
+/**
+ * Browser navigations, never answered as JSON: the GETs of mailed links, a provider's callback
+ * (and its `form_post`), the passkey script.
+ */
+const NAVIGATIONS = new Set([
+  'password.change.query',
+  'password.change',
+  'verification.verify',
+  'account.secure',
+  'login.email.link',
+  'passkeys.client',
+  'social.callback',
+  'social.callback.post',
+  'social.email.link',
+  'invitations.show',
+])
 
 /**
  * Marks every auth page and form as answering JSON requests with its data (`session/json-forms`),
