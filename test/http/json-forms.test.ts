@@ -249,8 +249,18 @@ describe('every web flow as JSON', () => {
     const listed = app.craft('routes:list')
     assert.equal(listed.code, 0, listed.stderr)
     const rows = listed.stdout.split('\n').slice(1).map((line) => line.split(/\s{2,}/)).filter((r) => r.length >= 4 && /^auth\/|PersonalTokenForms/.test(r[3]!))
-    // Browser navigations: the GETs of mailed links.
-    const navigation = new Set(['GET /change_password', 'GET /change_password/@token', 'GET /email/verify/@token', 'GET /account/secure/@token', 'GET /login/email/@token'])
+    // Browser navigations: the GETs of mailed links, a social provider's callback.
+    const navigation = new Set([
+      'GET /change_password',
+      'GET /change_password/@token',
+      'GET /email/verify/@token',
+      'GET /account/secure/@token',
+      'GET /login/email/@token',
+      'GET /auth/@provider/callback',
+      'POST /auth/@provider/callback',
+      'GET /auth/@provider/email/@token',
+      'GET /invitations/@token',
+    ])
     const calls: [string, string][] = []
     for (const [methods, path] of rows) {
       for (const method of methods!.split('|')) {
