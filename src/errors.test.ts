@@ -28,7 +28,7 @@ import * as cookieSessionStore from './session/stores/cookie-session-store.js'
 import * as credentialVerifier from './auth/credential-verifier.js'
 import * as personalTokenAbilities from './api/personal-tokens/abilities.js'
 import * as publicErrors from './errors.js'
-import { FEATURES } from './auth/features/index.js'
+import { authFeatures } from './auth/features/index.js'
 
 const SRC = fileURLToPath(new URL('.', import.meta.url))
 const DOCS = readFileSync(fileURLToPath(new URL('../docs/errors.md', import.meta.url)), 'utf8')
@@ -51,7 +51,7 @@ const MODULES: Record<string, Record<string, unknown>> = {
   'auth/credential-verifier.ts': credentialVerifier,
   'api/personal-tokens/abilities.ts': personalTokenAbilities,
   // Each auth feature's own errors (its module's `errors`), whatever its folder.
-  ...Object.fromEntries(FEATURES.filter((f) => f.errors).map((f) => [`the ${f.name} feature`, f.errors!])),
+  ...Object.fromEntries(authFeatures().filter((f) => f.errors).map((f) => [`the ${f.name} feature`, f.errors!])),
 }
 
 /** Adding an HttpError class means updating this number and docs/errors.md. */
@@ -211,12 +211,12 @@ describe('error catalogue', () => {
 
   it('every errors.ts in a feature folder is its module\'s errors', () => {
     const folders = SOURCES.filter(({ file }) => /^auth\/[^/]+\/feature\.ts$/.test(file.split(sep).join('/'))).map(({ file }) => dirname(file))
-    assert.ok(folders.length >= FEATURES.length, 'the scan found the feature folders')
+    assert.ok(folders.length >= authFeatures().length, 'the scan found the feature folders')
     for (const folder of folders) {
       const own = SOURCES.find(({ file }) => file === join(folder, 'errors.ts'))
       if (!own) continue
       const classes = [...own.text.matchAll(/\bexport class (\w+)/g)].map((m) => m[1]!)
-      const declared = FEATURES.flatMap((f) => Object.keys(f.errors ?? {}))
+      const declared = authFeatures().flatMap((f) => Object.keys(f.errors ?? {}))
       for (const name of classes) assert.ok(declared.includes(name), `${folder}/errors.ts: ${name} is in no feature module's errors`)
     }
   })

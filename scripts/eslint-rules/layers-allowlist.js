@@ -5,11 +5,7 @@
 export const ALLOWED = [
   { from: 'auth/auth-forms.ts', to: 'auth/two-factor/errors.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
   { from: 'auth/auth-forms.ts', to: 'auth/two-factor/amr.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
-  { from: 'auth/auth-provider.ts', to: 'auth/two-factor/install.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
   { from: 'auth/auth-provider.ts', to: 'auth/two-factor/install-challenge.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
-  { from: 'auth/auth-provider.ts', to: 'auth/passkeys/install.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
-  { from: 'auth/auth-provider.ts', to: 'auth/email-login/install.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
-  { from: 'auth/auth-routes.ts', to: 'auth/passkeys/client-bundle.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
   { from: 'auth/email-login/complete.ts', to: 'auth/two-factor/amr.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
   { from: 'auth/email-login/complete.ts', to: 'auth/two-factor/errors.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
   { from: 'auth/email-login/complete.ts', to: 'auth/two-factor/pending-login.ts', why: 'login flow and feature contract (slices login, contract) move this behind the contract' },
@@ -43,4 +39,9 @@ export const ALLOWED = [
   { from: 'auth/social/login.ts', to: 'auth/two-factor/pending-login.ts', why: 'social: its one local login function, swapped to finishWebLogin on merge' },
   { from: 'auth/auth-provider.ts', to: 'auth/organizations/install.ts', why: 'orgs: wired in the way email_login is until it moves onto the feature contract' },
   { from: 'auth/auth-routes.ts', to: 'auth/organizations/routes.ts', why: 'orgs: wired in the way email_login is until it moves onto the feature contract' },
+  // Registered ahead of the merge of login (its branch as committed at 03:00 UTC): the one login
+  // flow runs the second factor through two-factor's pending login until the contract's login step.
+  { from: 'auth/login/flow.ts', to: 'auth/two-factor/errors.ts', why: 'login: the flow runs two-factor until the second factor is a contract login step' },
+  { from: 'auth/login/flow.ts', to: 'auth/two-factor/amr.ts', why: 'login: the flow runs two-factor until the second factor is a contract login step' },
+  { from: 'auth/login/flow.ts', to: 'auth/two-factor/pending-login.ts', why: 'login: the flow runs two-factor until the second factor is a contract login step' },
 ]

@@ -54,14 +54,11 @@ export interface AuthNotifications {
   password_changed: true
   email_changed: true
   account_locked: true
-  two_factor: true
-  passkeys: true
   token_reuse: true
   token_created: true
-  second_factor_failed: true
 }
 export type NotificationName = keyof AuthNotifications
-const CORE_NOTIFICATIONS: readonly NotificationName[] = ['new_device', 'password_changed', 'email_changed', 'account_locked', 'two_factor', 'passkeys', 'token_reuse', 'token_created', 'second_factor_failed']
+const CORE_NOTIFICATIONS: readonly NotificationName[] = ['new_device', 'password_changed', 'email_changed', 'account_locked', 'token_reuse', 'token_created']
 
 /** Every name of `GUARDS.notifications`: the core's, then the features'. */
 export function notificationNames(): NotificationName[] {

@@ -19,6 +19,9 @@ import { WebGuard } from './guards/web/guard.js'
 import type { Budget } from './throttle/budget.js'
 import { SecondFactorRequiredError } from './two-factor/errors.js'
 import { setSessionAmr } from './two-factor/amr.js'
+import { markPasswordConfirmed } from './middleware/password-confirm-middleware.js'
+import { isVerified } from './accounts/verification.js'
+import { twoFactorOn } from './accounts/two-factor-status.js'
 
 /** The amr of a login made with a password alone. */
 const PASSWORD_AMR: readonly string[] = ['pwd']
@@ -151,10 +154,17 @@ export const AuthForms = {
     return ctx.response.redirect('/login')
   },
 
-  /** GET /home */
-  home(ctx: HttpContext): string {
+  /** GET /home: a welcome, and the next useful steps (verify the address, turn on two factors). */
+  async home(ctx: HttpContext): Promise<string> {
     ctx.response.header('Cache-Control', 'no-store')
-    return ctx.view.render('auth/home', { user: auth(ctx).user() })
+    const user = auth(ctx).user()
+    const features = auth(ctx).manager.resolved.features
+    return ctx.view.render('auth/home', {
+      user,
+      verification: features.has('email_verification'),
+      verified: user ? isVerified(user) : false,
+      two_factor_on: user ? await twoFactorOn(ctx, user) : false,
+    })
   },
 
   /** GET /register (logged in: 302 to /home) */
@@ -188,6 +198,9 @@ export const AuthForms = {
     }
     try {
       const user = await auth(ctx).register({ name: data.name, [column]: data[column], password: data.password })
+      // The password was typed a moment ago: enrolling a second factor right after registering
+      // does not ask for it again (`password.confirm`).
+      markPasswordConfirmed(ctx)
       // With the `email_verification` feature: the link, mailed in the background (never throws),
       // and a word on the next page that it was sent.
       await sendVerificationAfterRegistration(ctx, user)

@@ -21,6 +21,8 @@ import type { Registrar } from './registrar.js'
 import type { Hasher, PasswordPolicy } from './hashing/index.js'
 import type { AuthModel } from './user-providers/model-user-provider.js'
 import type { Budget } from './throttle/budget.js'
+import { DeviceRegistry, WebLoginDevices } from './accounts/devices.js'
+import { db } from '../database/database-manager.js'
 import type { BudgetName } from './auth-config.js'
 
 export type GuardFactory = (ctx: HttpContext, name: string) => Guard<any>
@@ -60,6 +62,8 @@ export class AuthManager {
   readonly registrar: Registrar
   readonly events: Emitter
   readonly budgets: Record<BudgetName, Budget>
+  /** The devices page's sources: the web logins built in; ApiProvider adds the API's token families. */
+  readonly devices: DeviceRegistry
   readonly #factories = new Map<string, GuardFactory>()
   /**
    * Steps every guard's `attempt()` runs after a correct password and before the login, in order
@@ -86,6 +90,8 @@ export class AuthManager {
     this.registrar = deps.registrar
     this.events = deps.events
     this.budgets = deps.budgets
+    this.devices = new DeviceRegistry()
+    this.devices.register(new WebLoginDevices(() => db(), this.inventory))
   }
 
   /** Registers a guard driver under a name (`jwt`, ...). */

@@ -3,8 +3,9 @@
  * Binds web authentication: the hasher (argon2id), the throttle store and the attempt budgets
  * of `GUARDS.throttle` (`auth.budgets`), the credential verifier,
  * the AuthManager (`auth`, built from `config/auth.ts` on first use) and `ctx.auth`; logs every
- * auth event; and, at boot, checks `GUARDS`, turns on the audit log (`GUARDS.audit`) and picks the
- * reset e-mail's mailable.
+ * auth event; runs every feature module's `register`; and, at boot, checks `GUARDS`, boots the
+ * features that are on (features/registry: middleware, `install`, login challenge), turns on the
+ * audit log (`GUARDS.audit`) and picks the reset e-mail's mailable.
  */
 import { ServiceProvider } from '../foundation/service-provider.js'
 import { importAppModule } from '../foundation/app-modules.js'
@@ -34,6 +35,9 @@ import { AuthChallenges } from './challenges/auth-challenges.js'
 import { db } from '../database/database-manager.js'
 import type { Budget } from './throttle/budget.js'
 import type { BudgetName } from './auth-config.js'
+import { installGate } from './authorization/gate.js'
+import { CanMiddleware } from './authorization/can-middleware.js'
+import './authorization/context-authorize.js'
 
 export class AuthProvider extends ServiceProvider {
   static providerName = 'AuthProvider'
@@ -50,6 +54,8 @@ export class AuthProvider extends ServiceProvider {
     app.bind('http.context.auth', (ctx: HttpContext) => new Auth(ctx, app.make('auth.manager')))
     logAuthEvents(app.events, app.log)
     registerFeatures(app)
+    // Gates and policies (authorization): this app's registry; `Gate` speaks for it from now on.
+    installGate(app)
   }
 
   override async boot(): Promise<void> {
@@ -67,6 +73,7 @@ export class AuthProvider extends ServiceProvider {
       stacks['password.confirm'] ??= [PasswordConfirmMiddleware]
       stacks.mfa ??= [MfaMiddleware]
       stacks['mfa.recent'] ??= [MfaRecentMiddleware]
+      stacks.can ??= [CanMiddleware]
     }
     await installTwoFactorChallenge(app, config)
     await installFeatures(app, config)

@@ -9,6 +9,7 @@ import { Route } from '../routing/route.js'
 import type { RouteDefinition } from '../routing/route-definition.js'
 import { LEGACY_FEATURES } from './auth-config.js'
 import { featureRoutes } from './features/registry.js'
+import { servePageScript } from './pages/page-bundle.js'
 
 let configured: ReadonlySet<string> | null = null
 
@@ -29,6 +30,8 @@ export function authRoutes(options: { features?: Iterable<string> } = {}): Route
     Route.post('/login', 'auth/LoginController@store').name('login.store'),
     Route.post('/logout', 'auth/LoginController@logout').name('logout'),
     Route.get('/home', 'auth/HomeController@show').name('home').middleware(['auth']),
+    // The pages' script: copy and print buttons, the password-strength hint (no CDN).
+    Route.get('/auth/pages.js', servePageScript).name('auth.pages_script'),
     ...featureRoutes(on),
   ]
   return asJsonForms(routes)

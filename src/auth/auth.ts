@@ -12,10 +12,15 @@ import '../session/context-session.js'
 import type { AuthManager } from './auth-manager.js'
 import type { Guard } from './guards/guard.js'
 import type { RegisterData } from './registrar.js'
+import type { AuthUser } from './types.js'
 import { eventBase } from './events.js'
 import { Budget } from './throttle/budget.js'
 import { clientKey } from './throttle/client-key.js'
 import { normalizeEmail } from './email.js'
+import { authRoutes } from './auth-routes.js'
+import type { RouteDefinition } from '../routing/route-definition.js'
+import { requestAllows } from './authorization/request-gate.js'
+import { forbidden } from './authorization/errors.js'
 
 export type { RegisterData }
 
@@ -35,8 +40,10 @@ export class Auth {
     this.#guardName = guardName ?? manager.defaultGuard
   }
 
-  /** The generated auth pages' routes (see auth-routes.ts). */
-  static routes: () => unknown[]
+  /** The login pages and the routes of the features that are on (see auth-routes.ts). */
+  static routes(options?: { features?: Iterable<string> }): RouteDefinition[] {
+    return authRoutes(options)
+  }
 
   get manager(): AuthManager {
     return this.#manager
@@ -82,6 +89,21 @@ export class Auth {
   /** The request's user; throws a 401 error when there is none. */
   authenticate<T = any>(): Promise<T> {
     return this.resolve().authenticate() as Promise<T>
+  }
+
+  /**
+   * Whether this guard's user (a guest: usually not) may do `ability` with `args`: a policy of the
+   * first argument's model, else the ability's gate, else (no argument) the current membership's
+   * role abilities. See docs/authorization.md.
+   */
+  async can(ability: string, ...args: unknown[]): Promise<boolean> {
+    const user = (await this.check()) ? this.user<AuthUser>() : null
+    return requestAllows(this.#ctx, user, ability, args)
+  }
+
+  /** Resolves when `can(ability, ...args)`, else throws 403 `E_FORBIDDEN` (alias `ctx.authorize`). */
+  async authorize(ability: string, ...args: unknown[]): Promise<void> {
+    if (!(await this.can(ability, ...args))) throw forbidden()
   }
 
   /** The user, logged in, or null. Throttled: may throw TooManyRequestsError. */

@@ -22,7 +22,7 @@ import { resolveAuthConfig } from './auth-config.js'
 import { ModelUserProvider } from './user-providers/model-user-provider.js'
 import { Budget } from './throttle/budget.js'
 import { DEFAULT_BUDGETS, type BudgetLimit, type BudgetName, type BudgetValue } from './auth-config.js'
-import { FEATURES } from './features/index.js'
+import { authFeatures } from './features/index.js'
 import { featureBudgets } from './features/registry.js'
 
 export function createAuthManager(app: Application): AuthManager {
@@ -32,7 +32,7 @@ export function createAuthManager(app: Application): AuthManager {
   const inventory = new AuthInventory(() => db())
   const deviceRevocations = registerAuthKinds(inventory, { db: () => db(), users: () => usersTableOf(resolved.model), resetTable: resolved.passwordResetTable })
   // Every feature's kinds, on or not: what was created while it was on must still end.
-  for (const feature of FEATURES) for (const kind of feature.inventory?.(inventory, resolved) ?? []) inventory.register(kind)
+  for (const feature of authFeatures()) for (const kind of feature.inventory?.(inventory, resolved) ?? []) inventory.register(kind)
   const tokens = new LoginTokenRepository(() => db(), { table: 'login_tokens', lifetime: resolved.loginLifetime, idleTimeout: resolved.idleTimeout })
   // "Remember me" only when the feature is on: off, a trowel_remember cookie is never read.
   const remember = resolved.features.has('remember_me') ? new RememberTokenRepository(() => db(), { lifetime: resolved.rememberLifetime, loginTable: 'login_tokens', reuseWindowSeconds: resolved.rememberReuseWindow }) : null

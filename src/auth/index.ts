@@ -4,14 +4,9 @@
  * the `Authenticates` mixin, the `auth`/`guest` middleware, the auth events and the logic behind
  * the generated auth controllers (`AuthForms`).
  */
-import { Auth } from './auth.js'
-import { authRoutes } from './auth-routes.js'
-
-Auth.routes = authRoutes
-
-export { Auth }
 /** The same routes as `Auth.routes()` (the name `craft auth` writes into routes/web.ts). */
-export { authRoutes }
+export { authRoutes } from './auth-routes.js'
+export { Auth } from './auth.js'
 export { AuthProvider } from './auth-provider.js'
 export { AuthManager, type GuardFactory } from './auth-manager.js'
 export { resolveAuthConfig, type AuthGuardsConfig, type ResolvedAuthConfig } from './auth-config.js'
@@ -53,7 +48,7 @@ export { EmailVerificationForms, VERIFICATION_MESSAGES } from './accounts/email-
 export { sendVerificationEmail, requestEmailChange, emailTaken, VERIFY_EMAIL_MINUTES } from './accounts/email-verification.js'
 export { verifyEmail, inspectEmailLink, type VerifyEmailOutcome, type EmailLinkInfo, type EmailLinkKind } from './accounts/email-link.js'
 export { notificationNames, type AuthBudgets, type AuthNotifications, type BudgetName, type NotificationName } from './auth-config.js'
-export { FEATURES, defineFeature, type AuthFeatureModule, type FeatureScaffold } from './features/index.js'
+export { authFeatures, defineFeature, type AuthFeatureModule, type FeatureScaffold } from './features/index.js'
 export { CredentialVerifier, BudgetExceededError, type VerifyResult } from './credential-verifier.js'
 export { normalizeEmail } from './email.js'
 export { Budget } from './throttle/budget.js'
@@ -76,3 +71,5 @@ export { relyingPartyOf } from './passkeys/install.js'
 export { PasskeyInvalidError, PasskeyLoginFailedError, PasskeyWrongAccountError } from './passkeys/errors.js'
 export { TwoFactorForms, TWO_FACTOR_MESSAGES } from './two-factor/two-factor-forms.js'
 export { qrCodeSvg } from './two-factor/qr-code.js'
+// Authorization: gates, policies, ctx.auth.can/authorize, ctx.authorize and the `can:` middleware.
+export { Gate, GateRegistry, CanMiddleware, registerAbilitySource, gateOf, UNAUTHORIZED_ACTION, type UserGate, type AbilitySource, type GateCheck, type GateOptions, type MembershipRecord, type OrganizationRecord, type PolicyClass } from './authorization/index.js'

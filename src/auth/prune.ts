@@ -13,7 +13,7 @@ import { db } from '../database/database-manager.js'
 import type { ResolvedAuthConfig } from './auth-config.js'
 import { AUDIT_TABLE } from './audit/audit-log.js'
 import { THROTTLE_TABLE } from './throttle/database-throttle-store.js'
-import { FEATURES } from './features/index.js'
+import { authFeatures } from './features/index.js'
 
 export interface PruneResult {
   /** Rows removed per table, in the order pruned. */
@@ -41,7 +41,7 @@ export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, now:
   await prune('user_tokens', (q) => q.where('expires_at', '<=', now))
   await prune('auth_challenges', (q) => q.where('expires_at', '<=', now))
   // The features' own tables (on or not: rows written while one was on still expire).
-  for (const feature of FEATURES) for (const { table, expired } of feature.prune ?? []) await prune(table, (q) => expired(q, now))
+  for (const feature of authFeatures()) for (const { table, expired } of feature.prune ?? []) await prune(table, (q) => expired(q, now))
   await prune('personal_access_tokens', (q) => q.whereNotNull('expires_at').where('expires_at', '<=', now))
   // API token families (`DRIVERS.jwt.store = 'table'`): revoked ones, and those past `max_age`.
   await prune('api_tokens', (q) => q.whereNotNull('revoked_at').orWhere((w) => w.whereNotNull('expires_at').where('expires_at', '<=', now)))

@@ -1,9 +1,9 @@
 /**
  * @module http/context
  * The one object a controller method and a middleware receive: `{ request, response, params, app }`
- * and whatever the providers add. The HTTP layer knows no session, view or auth: each owning module
- * adds its property with one typed call, `HttpContext.decorate(name, ...)`, and types it by
- * augmenting this class (`declare module '../http/context.js' { interface HttpContext { ... } }`):
+ * and whatever the providers add. The HTTP layer imports no session, view or auth module: each
+ * owning module adds its property with one typed call, `HttpContext.decorate(name, ...)`, and types
+ * it by augmenting this class (`declare module '../http/context.js' { interface HttpContext { ... } }`):
  * `session` and `hasSession` (session/context-session.ts), `view` (view/context-view.ts), `auth`
  * (auth/auth.ts).
  */

@@ -6,6 +6,7 @@
  */
 export { TestClient, type TestClientOptions, type RequestOptions } from './test-client.js'
 export { TestResponse } from './test-response.js'
+export { fakeMail, FakeMail, SentMail, type MailMatcher } from './fake-mail.js'
 export { CookieStore } from './cookie-store.js'
 export { inject, fakeIncomingMessage, type InjectRequest, type InjectResponse, type RequestListener } from './inject.js'
 export { FakeUserProvider, FakeUser } from './fake-user-provider.js'

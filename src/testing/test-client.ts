@@ -32,6 +32,7 @@ import { findModule } from '../foundation/module-finder.js'
 import { CookieStore } from './cookie-store.js'
 import { fakeIncomingMessage, inject } from './inject.js'
 import { TestResponse } from './test-response.js'
+import { fakeMail, type FakeMail } from './fake-mail.js'
 
 export interface TestClientOptions {
   /** The app folder; default: the nearest folder holding `Kernel.ts`, from `process.cwd()` up. */
@@ -47,6 +48,11 @@ export interface TestClientOptions {
   env?: Record<string, string>
   /** Lowest level of app log lines printed (default `warn`); every line is kept in `client.logs`. */
   logLevel?: LogLevel | 'silent'
+  /**
+   * `fake` (default): the app's mails are kept in memory for assertions (`client.mail`), never
+   * sent or printed. `app`: the driver of `config/mail.ts`.
+   */
+  mail?: 'fake' | 'app'
 }
 
 export interface RequestOptions {
@@ -114,7 +120,13 @@ export class TestClient {
       await app.shutdown()
       throw error
     }
+    if ((options.mail ?? 'fake') === 'fake') fakeMail(app)
     return new TestClient({ app, handler: new RequestHandler(app), logs })
+  }
+
+  /** The mails the app sent (see `fakeMail`); with `mail: 'app'`, faked from this call on. */
+  get mail(): FakeMail {
+    return fakeMail(this.app)
   }
 
   /** Another client on the same app with its own cookies and headers (a second browser). */

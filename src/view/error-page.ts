@@ -33,6 +33,8 @@ export function renderErrorPage(data: ErrorPageData): string {
       autoescape: true,
       throwOnUndefined: false,
     })
+    // The layout asks which routes exist; without an app, none does.
+    env.addGlobal('has_route', () => false)
     return env.render('errors/error.html', context)
   } catch {
     return fallbackPage(context)

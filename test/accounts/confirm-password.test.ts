@@ -3,7 +3,8 @@
  * GUARDS.web.password_timeout minutes (0.05 here: 3 s); after that the route sends the user to
  * `/confirm-password` and, once the right password is typed, back where they were going (a GET:
  * the page; a POST: the page the form was on). JSON gets 423. A "remember me" login is not a typed
- * password. Confirmations are budgeted per account before any hashing.
+ * password; a registration is. The form a confirmation interrupted gets its input back (no
+ * password). Confirmations are budgeted per account before any hashing.
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -38,7 +39,8 @@ describe('password confirmation (password.confirm)', () => {
   Route.get('/confirm-password', 'auth/ConfirmPasswordController@show').middleware(['auth']),
   Route.post('/confirm-password', 'auth/ConfirmPasswordController@store').middleware(['auth']),
   Route.get('/secret', (ctx) => \`secret of \${ctx.auth.user().name}\`).middleware(['auth', 'password.confirm']),
-  Route.post('/secret', () => 'done').middleware(['auth', 'password.confirm']),`,
+  Route.post('/secret', () => 'done').middleware(['auth', 'password.confirm']),
+  Route.get('/form-page', (ctx) => \`name=\${ctx.session.old('name', '')} secret=\${ctx.session.old('secret_password', '')}\${ctx.session.old('code', '')}\`).middleware(['auth']),`,
       ),
     )
     migrate(app)
@@ -94,6 +96,28 @@ describe('password confirmation (password.confirm)', () => {
     assert.equal(right.status, 302)
     assert.equal(right.location, '/secret')
     assert.equal((await client.get('/secret')).status, 200)
+  })
+
+  it('registering counts as a typed password: the protected page opens at once, until password_timeout', async () => {
+    const client = new Client(server.url)
+    const r = await client.submit('/register', '/register', { name: 'Conf', email: 'registered@example.test', password: PASSWORD, password_confirmation: PASSWORD })
+    assert.equal(r.location, '/home', r.text)
+    assert.equal((await client.get('/secret')).status, 200)
+    await sleep(PAST_TIMEOUT)
+    assert.equal((await client.get('/secret')).location, '/confirm-password')
+  })
+
+  it('the form it stopped gets its input back once confirmed (never a password), once', async () => {
+    await register('input@example.test')
+    const client = await login('input@example.test')
+    await sleep(PAST_TIMEOUT)
+    await client.get('/home')
+    const stopped = await client.post('/secret', { __token: client.csrf(), name: 'Work laptop', secret_password: 'hunter2 hunter2', code: '123456' }, { referer: `${server.url}/form-page` })
+    assert.equal(stopped.location, '/confirm-password')
+    const back = await client.submit('/confirm-password', '/confirm-password', { password: PASSWORD })
+    assert.equal(back.location, '/form-page')
+    assert.equal((await client.get('/form-page')).text, 'name=Work laptop secret=')
+    assert.equal((await client.get('/form-page')).text, 'name= secret=', 'flashed for one page only')
   })
 
   it('a POST behind it returns the user to the page the form was on (same-site only)', async () => {

@@ -2,10 +2,11 @@
  * Passkeys in a real browser (Debian's chromium, headless) with a virtual authenticator (CTAP2,
  * built in, resident keys, user verification) attached through the DevTools protocol. The app is
  * served as http://localhost:<port> (a secure context whose hostname can be an RP ID; an IP
- * address cannot). A browser without WebAuthn is not offered the passkey button. Register, then add a passkey from /account/passkeys (through the password
- * confirmation the first time), see it listed; log out and "Sign in with a passkey" lands on /home;
+ * address cannot). A browser without WebAuthn is not offered the passkey button. Register, then add a passkey from /account/passkeys (registering counts as
+ * typing the password: no confirmation), see it listed; log out and "Sign in with a passkey" lands on /home;
  * a user with TOTP on signs in with a passkey without the two-factor challenge; a password login
- * adding a passkey is sent to step up with the one it has first; remove the passkey
+ * adding a passkey is sent to step up with the one it has first; after a passkey sign-in, adding
+ * one goes through the password confirmation and comes back with the typed name; remove the passkey
  * (the authenticator still holds it) and the same sign-in is refused on the login page. axe-core
  * finds no serious or critical violation on /account/passkeys or /login, nothing is wider than a
  * 360 px screen, screenshots under test-results/browser/.
@@ -118,7 +119,7 @@ describe('passkeys in chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor({ state: 'visible' })
   })
 
-  test('add a passkey from the account pages, through the password confirmation', async () => {
+  test('add a passkey from the account pages right after registering (no second password prompt)', async () => {
     await page.goto(base + '/register')
     await page.getByLabel('Name').fill(NAME)
     await page.getByLabel('Email').fill(EMAIL)
@@ -130,20 +131,14 @@ describe('passkeys in chromium', { skip }, () => {
     await db('users').where('email', EMAIL).update({ email_verified_at: new Date() })
 
     await page.goto(base + '/account')
-    await page.getByRole('link', { name: 'Passkeys' }).click()
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Passkeys' }).click()
     await page.waitForURL('**/account/passkeys')
     await page.getByText('No passkeys yet.').waitFor()
     await check(page, 'empty')
 
     await page.getByLabel('Name (optional)').fill('Work laptop')
     await page.getByRole('button', { name: 'Add a passkey' }).click()
-    // Registered a moment ago without typing the password again: it is asked for first.
-    await page.waitForURL('**/confirm-password')
-    await page.getByLabel('Password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Confirm' }).click()
-    await page.waitForURL('**/account/passkeys')
-    await page.getByLabel('Name (optional)').fill('Work laptop')
-    await page.getByRole('button', { name: 'Add a passkey' }).click()
+    // Registered a moment ago: that counts as typing the password, so it is not asked again.
     await page.getByText('Passkey added.').waitFor()
     assert.equal(path(), '/account/passkeys')
     await page.getByRole('heading', { name: 'Work laptop' }).waitFor()
@@ -211,12 +206,15 @@ describe('passkeys in chromium', { skip }, () => {
 
   test('remove the passkey; the authenticator still holds it, and the sign-in is refused', async () => {
     await page.goto(base + '/account/passkeys')
-    await page.getByRole('button', { name: 'Remove Work laptop' }).click()
-    // Signed in with a passkey, which is not a typed password: removing one asks for it.
+    // Signed in with a passkey, which is not a typed password: adding one asks for it first, and
+    // the name typed is still in the field when the confirmation brings the user back.
+    await page.getByLabel('Name (optional)').fill('Phone')
+    await page.getByRole('button', { name: 'Add a passkey' }).click()
     await page.waitForURL('**/confirm-password')
     await page.getByLabel('Password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Confirm' }).click()
     await page.waitForURL('**/account/passkeys')
+    assert.equal(await page.getByLabel('Name (optional)').inputValue(), 'Phone')
     await page.getByRole('button', { name: 'Remove Work laptop' }).click()
     await page.getByText('Passkey removed.').waitFor()
     await page.getByText('No passkeys yet.').waitFor()

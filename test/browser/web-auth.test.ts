@@ -108,7 +108,7 @@ describe('web authentication in chromium', { skip }, () => {
   })
 
   test('log out → /login says so; /home now sends visitors to /login', async () => {
-    await page.getByRole('main').getByRole('button', { name: 'Log out' }).click()
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Log out' }).click()
     await page.waitForURL('**/login')
     await page.getByText('You have been logged out.').waitFor()
     await check(page, 'logged-out')
@@ -136,7 +136,7 @@ describe('web authentication in chromium', { skip }, () => {
   })
 
   test('password reset through the e-mailed link, then log in with the new password', async () => {
-    await page.getByRole('main').getByRole('button', { name: 'Log out' }).click()
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Log out' }).click()
     await page.waitForURL('**/login')
     await page.getByRole('link', { name: 'Forgot your password?' }).click()
     await page.waitForURL('**/password_reset')

@@ -17,6 +17,7 @@ import { eventBase } from '../events.js'
 import { AUTH_COOKIE, REMEMBER_COOKIE } from '../guards/web/types.js'
 import { markPasswordConfirmed } from '../middleware/password-confirm-middleware.js'
 import { isVerified } from './verification.js'
+import { twoFactorOn } from './two-factor-status.js'
 import { currentLoginHash } from './device-forms.js'
 import { liftPasswordLock } from './password-lock.js'
 import { rotateCurrentLogin } from '../guards/web/guard.js'
@@ -49,6 +50,7 @@ export const AccountForms = {
       email: (user as Row)[column],
       verified: isVerified(user),
       verification: manager.resolved.features.has('email_verification'),
+      two_factor_on: await twoFactorOn(ctx, user),
     })
   },
 

@@ -8,12 +8,13 @@
  * minute), keyed by the account, before any hashing: a stolen session cannot guess the password
  * faster than that, whatever its addresses. The check runs on the hashing threads, in the client's
  * line, as a login's does. Right: the session records the confirmation and the user goes back to
- * where `password.confirm` stopped them (a same-site path only), else to `/account`.
+ * where `password.confirm` stopped them (a same-site path only), else to `/account`, with the
+ * stopped form's input flashed back.
  */
 import type { HttpContext } from '../../http/context.js'
 import { sameSitePath } from '../../http/response.js'
 import { TooManyRequestsError, ValidationError } from '../../http/errors.js'
-import { CONFIRM_INTENDED, markPasswordConfirmed } from '../middleware/password-confirm-middleware.js'
+import { CONFIRM_INPUT, CONFIRM_INTENDED, markPasswordConfirmed } from '../middleware/password-confirm-middleware.js'
 import { AUTH_MESSAGES } from '../messages.js'
 import { eventBase } from '../events.js'
 import { clientKey } from '../throttle/client-key.js'
@@ -82,7 +83,11 @@ export const ConfirmPasswordForms = {
     markPasswordConfirmed(ctx)
     if (json) return { message: PASSWORD_CONFIRMED }
     const intended = sameSitePath(ctx.session.get<unknown>(CONFIRM_INTENDED))
+    const input = ctx.session.get<unknown>(CONFIRM_INPUT)
     ctx.session.forget(CONFIRM_INTENDED)
+    ctx.session.forget(CONFIRM_INPUT)
+    // The stopped form's fields, back on its page (`old('name')`).
+    if (intended && input && typeof input === 'object') ctx.session.flashInput(input as Record<string, unknown>)
     const fallback = manager.resolved.features.has('account') ? '/account' : '/home'
     return response.redirect(intended ?? fallback)
   },

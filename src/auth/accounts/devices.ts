@@ -15,7 +15,6 @@ import { lazyModule } from '../../support/lazy-module.js'
 
 /** bowser, loaded by the first user agent described. */
 const bowser = lazyModule<typeof BowserType>('bowser')
-import { db } from '../../database/database-manager.js'
 import type { AuthManager } from '../auth-manager.js'
 import type { AuthInventory } from '../inventory/index.js'
 
@@ -92,17 +91,9 @@ export class DeviceRegistry {
   }
 }
 
-const registries = new WeakMap<AuthManager, DeviceRegistry>()
-
-/** The app's device sources (the web logins built in). */
+/** The app's device sources (`manager.devices`: the web logins built in). */
 export function devicesOf(manager: AuthManager): DeviceRegistry {
-  let registry = registries.get(manager)
-  if (!registry) {
-    registry = new DeviceRegistry()
-    registry.register(new WebLoginDevices(() => db(), manager.inventory))
-    registries.set(manager, registry)
-  }
-  return registry
+  return manager.devices
 }
 
 function date(value: unknown): Date | null {

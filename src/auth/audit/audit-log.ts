@@ -12,7 +12,7 @@ import type { Emitter } from '../../events/emitter.js'
 import type { Logger } from '../../support/logger.js'
 import type { EventMap } from '../../events/event-map.js'
 import type { AuthEventBase, AuthEvents } from '../events.js'
-import { FEATURES } from '../features/index.js'
+import { authFeatures } from '../features/index.js'
 
 export const AUDIT_TABLE = 'auth_events'
 
@@ -42,7 +42,7 @@ const RECORDED: Record<keyof AuthEvents, true> = {
 
 /** Every auth event the audit log records: the core's, then each feature's. */
 export function authEventNames(): string[] {
-  return [...Object.keys(RECORDED), ...FEATURES.flatMap((f) => Object.keys(f.events ?? {}))]
+  return [...Object.keys(RECORDED), ...authFeatures().flatMap((f) => Object.keys(f.events ?? {}))]
 }
 
 /** Fields of a payload that are columns, not details. */

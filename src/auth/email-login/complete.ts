@@ -44,37 +44,25 @@ function users(service: EmailLogin) {
   return { table: model.getTable(), key: model.getPrimaryKey(), email: model.authColumn ?? 'email' }
 }
 
-/** Whether `users` has `email_verified_at` (the `account` tables), asked once per process. */
-const verifiedColumn = new Map<string, Promise<boolean>>()
-function hasVerifiedColumn(table: string): Promise<boolean> {
-  let known = verifiedColumn.get(table)
-  if (!known) {
-    known = Promise.resolve(db().schema.hasColumn(table, 'email_verified_at'))
-    verifiedColumn.set(table, known)
-    known.catch(() => verifiedColumn.delete(table))
-  }
-  return known
-}
-
 /**
  * The account of `row`, or null when there is none to sign into (deleted, its address changed
  * since the mail, or no account and no `register`). Creates it for `register`.
  */
 export async function accountOf(service: EmailLogin, row: EmailLoginRow): Promise<Account | null> {
   const { table, key, email } = users(service)
-  const verifiable = await hasVerifiedColumn(table)
   if (row.user_id !== null && row.user_id !== undefined) {
     const user = (await service.provider().findById(row.user_id)) as ModelUser | null
     if (!user || normalizeEmail((user as Record<string, unknown>)[email]) !== row.email) return null
-    return { user, claim: verifiable && !isVerified(user), created: false }
+    return { user, claim: !isVerified(user), created: false }
   }
   if (!service.registers()) return null
   const existing = await service.findUser(row.email)
-  if (existing) return { user: existing, claim: verifiable && !isVerified(existing), created: false }
+  if (existing) return { user: existing, claim: !isVerified(existing), created: false }
   const now = new Date()
   const password = (await passwordTakesNull(table)) ? null : await service.manager.hasher.hash(randomToken(32))
   const values: Record<string, unknown> = { name: row.email.split('@')[0] || row.email, [email]: row.email, password, created_at: now, updated_at: now }
-  if (verifiable) values.email_verified_at = now
+  // The column comes with the account tables, which `craft auth` writes with this feature's.
+  values.email_verified_at = now
   await db()(table).insert(values)
   const created = await db()(table).where(email, row.email).first(key)
   const user = created ? ((await service.provider().findById(created[key])) as ModelUser | null) : null
@@ -91,7 +79,6 @@ async function passwordTakesNull(table: string): Promise<boolean> {
 /** Verifies the address; for a claim, in the same transaction, removes what was set up before. */
 export async function verifyAddress(service: EmailLogin, account: Account): Promise<void> {
   const { table, key } = users(service)
-  if (!(await hasVerifiedColumn(table))) return
   const userId = account.user.getKey()
   if (!account.claim) return
   // A column that refuses null (an app migrated before e-mail sign-in): a password nobody knows.

@@ -14,16 +14,26 @@ import { twoFactorFeature } from '../two-factor/feature.js'
 import { passkeysFeature } from '../passkeys/feature.js'
 import { emailLoginFeature } from '../email-login/feature.js'
 
-export const FEATURES: readonly AuthFeatureModule[] = Object.freeze([
-  registrationFeature,
-  resetPasswordsFeature,
-  rememberMeFeature,
-  emailVerificationFeature,
-  accountFeature,
-  twoFactorFeature,
-  passkeysFeature,
-  emailLoginFeature,
-])
+let list: readonly AuthFeatureModule[] | undefined
+
+/**
+ * THE feature list, in order. A function, not a constant: a feature's own imports may lead back
+ * here (through the core), and a list built while one of them is still loading would find it
+ * uninitialised; built on first call, every module has loaded.
+ */
+export function authFeatures(): readonly AuthFeatureModule[] {
+  list ??= Object.freeze([
+    registrationFeature,
+    resetPasswordsFeature,
+    rememberMeFeature,
+    emailVerificationFeature,
+    accountFeature,
+    twoFactorFeature,
+    passkeysFeature,
+    emailLoginFeature,
+  ])
+  return list
+}
 
 /** The modules by name; exporting them also keeps each feature's event types (its `EventMap` augmentation) in the published declarations. */
 export { registrationFeature, resetPasswordsFeature, rememberMeFeature, emailVerificationFeature, accountFeature, twoFactorFeature, passkeysFeature, emailLoginFeature }

@@ -5,14 +5,19 @@
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { promisify } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { Route } from '../../routing/route.js'
 import { resolveAuthConfig } from '../auth-config.js'
 import { authRoutes } from '../auth-routes.js'
 import { defineFeature } from './contract.js'
-import { FEATURES } from './index.js'
-import { featureApiRoutes, featureBudgets, featureRoutes, generatedFeatures, resolveFeatureNames } from './registry.js'
+import { authFeatures } from './index.js'
+import { featureApiRoutes, featureBudgets, featureRoutes, generatedFeatures, installFeatures, registerFeatures, resolveFeatureNames } from './registry.js'
+import type { Application } from '../../foundation/application.js'
+import type { ResolvedAuthConfig } from '../auth-config.js'
+import type { MiddlewareClass } from '../../http/middleware.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
@@ -49,6 +54,14 @@ describe('the feature registry', () => {
     assert.throws(() => resolveAuthConfig({ default: 'web', throttle: { email_code: [{ attempts: 0, minutes: 5 }] } }, { requireModel: false }), /GUARDS\.throttle\.email_code must be/)
   })
 
+  it('takes notification names from the core and the modules', () => {
+    const resolved = resolveAuthConfig({ default: 'web', notifications: { passkeys: true, new_device: true } }, { requireModel: false })
+    assert.deepEqual(Object.keys(resolved.notifications).sort(), ['account_locked', 'email_changed', 'new_device', 'passkeys', 'password_changed', 'second_factor_failed', 'token_created', 'token_reuse', 'two_factor'])
+    assert.equal(resolved.notifications.passkeys, true)
+    assert.equal(resolved.notifications.two_factor, false)
+    assert.throws(() => resolveAuthConfig({ default: 'web', notifications: { sms: true } }, { requireModel: false }), /GUARDS\.notifications\.sms is not a notification \(.*two_factor.*passkeys\)/)
+  })
+
   it('adds the routes of the features that are on only', () => {
     assert.deepEqual(featureRoutes(new Set(['alpha']), LIST).map((r) => r.path), ['/alpha'])
     assert.deepEqual(featureRoutes(new Set(), LIST), [])
@@ -61,15 +74,43 @@ describe('the feature registry', () => {
     for (const on of [['account'], ['email_verification'], ['account', 'email_verification']]) assert.equal(paths(on).filter((p) => p === 'GET /email/verify/@token').length, 1)
   })
 
+  it('boots only the features that are on: middleware when absent, install, login challenge; register always', async () => {
+    const calls: string[] = []
+    const Own = class {} as unknown as MiddlewareClass
+    const Theirs = class {} as unknown as MiddlewareClass
+    const step = async () => {}
+    const on = defineFeature({ name: 'on', middleware: { mine: [Theirs], taken: [Theirs] }, install: () => void calls.push('install on'), loginChallenge: () => step, register: () => void calls.push('register on') })
+    const off = defineFeature({ name: 'off', middleware: { other: [Theirs] }, install: () => void calls.push('install off'), loginChallenge: () => step, register: () => void calls.push('register off') })
+    const manager = { challenges: [] as unknown[] }
+    const app = { kernel: { routeMiddleware: { taken: [Own] } as Record<string, MiddlewareClass[]> }, make: () => manager } as unknown as Application
+    registerFeatures(app, [on, off])
+    await installFeatures(app, { features: new Set(['on']) } as unknown as ResolvedAuthConfig, [on, off])
+    assert.deepEqual(calls, ['register on', 'register off', 'install on'])
+    assert.deepEqual(app.kernel.routeMiddleware, { taken: [Own], mine: [Theirs] })
+    assert.deepEqual(manager.challenges, [step])
+  })
+
   it('names each feature once, and every file its scaffold names exists', () => {
-    const names = FEATURES.map((f) => f.name)
+    const names = authFeatures().map((f) => f.name)
     assert.equal(new Set(names).size, names.length)
     const folders = { controllers: 'stubs/auth/controllers', mailables: 'stubs/auth/mailables', templates: 'templates/auth', mailTemplates: 'templates/mailables/auth' } as const
-    for (const feature of FEATURES) {
+    for (const feature of authFeatures()) {
       for (const migration of feature.scaffold?.migrations ?? []) assert.ok(existsSync(`${ROOT}stubs/migrations/${migration}.ts`), `${feature.name}: ${migration}`)
       for (const [key, folder] of Object.entries(folders)) {
         for (const file of feature.scaffold?.[key as keyof typeof folders] ?? []) assert.ok(existsSync(`${ROOT}${folder}/${file}`), `${feature.name}: ${folder}/${file}`)
       }
+    }
+  })
+
+  it('every feature module loads as the first module of a process (no import cycle reaching the list too early)', async () => {
+    const modules = readdirSync(`${ROOT}src/auth`).filter((dir) => existsSync(`${ROOT}src/auth/${dir}/feature.ts`))
+    assert.ok(modules.length >= authFeatures().length)
+    const script = `for (const dir of ${JSON.stringify(modules)}) await import('./src/auth/' + dir + '/feature.ts').catch((e) => { console.error(dir + ': ' + e.message); process.exitCode = 1 })`
+    // One process per module: each must be the first to load.
+    for (const dir of modules) {
+      const one = script.replace(JSON.stringify(modules), JSON.stringify([dir]))
+      const { stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', one], { cwd: ROOT }).catch((e: { stderr: string }) => ({ stderr: e.stderr }))
+      assert.equal(stderr.trim(), '', dir)
     }
   })
 

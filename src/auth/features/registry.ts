@@ -2,29 +2,29 @@
  * @module auth/features/registry
  * What the core reads from the feature list: the names `GUARDS.features` accepts (and the
  * requirements between them), the budgets and notifications the features own, their routes,
- * their boot. Each function takes the list (default: `FEATURES`) so tests can pass their own.
+ * their boot. Each function takes the list (default: `authFeatures()`) so tests can pass their own.
  */
 import type { Application } from '../../foundation/application.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
 import { AuthConfigError } from '../errors.js'
 import type { BudgetLimit, ResolvedAuthConfig } from '../auth-config.js'
 import type { AuthFeatureModule } from './contract.js'
-import { FEATURES } from './index.js'
+import { authFeatures } from './index.js'
 
 type List = readonly AuthFeatureModule[]
 
 /** The names of the features, in list order. */
-export function featureNames(list: List = FEATURES): string[] {
+export function featureNames(list: List = authFeatures()): string[] {
   return list.map((f) => f.name)
 }
 
 /** The feature named `name`, if any. */
-export function findFeature(name: string, list: List = FEATURES): AuthFeatureModule | undefined {
+export function findFeature(name: string, list: List = authFeatures()): AuthFeatureModule | undefined {
   return list.find((f) => f.name === name)
 }
 
 /** The features new apps get in `GUARDS.features` (those marked `generated`). */
-export function generatedFeatures(list: List = FEATURES): string[] {
+export function generatedFeatures(list: List = authFeatures()): string[] {
   return list.filter((f) => f.generated).map((f) => f.name)
 }
 
@@ -32,7 +32,7 @@ export function generatedFeatures(list: List = FEATURES): string[] {
  * Checks `GUARDS.features`: a list of known names whose requirements are on too. An unknown name
  * names the known ones; a missing requirement names both features.
  */
-export function resolveFeatureNames(value: unknown, fallback: readonly string[], list: List = FEATURES): ReadonlySet<string> {
+export function resolveFeatureNames(value: unknown, fallback: readonly string[], list: List = authFeatures()): ReadonlySet<string> {
   const known = featureNames(list)
   if (value === undefined) return new Set(fallback)
   if (!Array.isArray(value)) throw new AuthConfigError(`config/auth.ts: GUARDS.features must be a list of features (${known.join(', ')}).`)
@@ -52,7 +52,7 @@ export function resolveFeatureNames(value: unknown, fallback: readonly string[],
 }
 
 /** The default limits of the budgets the features own (a name owned twice is a bug in the list). */
-export function featureBudgets(list: List = FEATURES): Record<string, BudgetLimit | readonly BudgetLimit[]> {
+export function featureBudgets(list: List = authFeatures()): Record<string, BudgetLimit | readonly BudgetLimit[]> {
   const out: Record<string, BudgetLimit | readonly BudgetLimit[]> = {}
   for (const feature of list) {
     for (const [name, limit] of Object.entries(feature.budgets ?? {})) {
@@ -64,32 +64,32 @@ export function featureBudgets(list: List = FEATURES): Record<string, BudgetLimi
 }
 
 /** The notification names the features own. */
-export function featureNotifications(list: List = FEATURES): string[] {
+export function featureNotifications(list: List = authFeatures()): string[] {
   return list.flatMap((f) => f.notifications ?? [])
 }
 
 /** The web routes of the features that are on, in list order. */
-export function featureRoutes(on: ReadonlySet<string>, list: List = FEATURES): RouteDefinition[] {
+export function featureRoutes(on: ReadonlySet<string>, list: List = authFeatures()): RouteDefinition[] {
   return list.filter((f) => on.has(f.name)).flatMap((f) => f.routes?.(on) ?? [])
 }
 
 /** The API routes of the features that are on, under `authRoute`. */
-export function featureApiRoutes(on: ReadonlySet<string>, api: { authRoute: string }, list: List = FEATURES): RouteDefinition[] {
+export function featureApiRoutes(on: ReadonlySet<string>, api: { authRoute: string }, list: List = authFeatures()): RouteDefinition[] {
   return list.filter((f) => on.has(f.name)).flatMap((f) => f.apiRoutes?.(api) ?? [])
 }
 
 /** The migrations `craft auth` writes for the features (every feature: an app turns one on in config). */
-export function featureMigrations(list: List = FEATURES): string[] {
+export function featureMigrations(list: List = authFeatures()): string[] {
   return list.flatMap((f) => f.scaffold?.migrations ?? [])
 }
 
 /** Runs every feature's `register` (whatever the features: its bindings are built on first use). */
-export function registerFeatures(app: Application, list: List = FEATURES): void {
+export function registerFeatures(app: Application, list: List = authFeatures()): void {
   for (const feature of list) feature.register?.(app)
 }
 
 /** Boots the features that are on: their route middleware (an app's own entry wins), `install`, then their login challenge. */
-export async function installFeatures(app: Application, config: ResolvedAuthConfig, list: List = FEATURES): Promise<void> {
+export async function installFeatures(app: Application, config: ResolvedAuthConfig, list: List = authFeatures()): Promise<void> {
   const stacks = app.kernel?.routeMiddleware
   for (const feature of list) {
     if (!config.features.has(feature.name)) continue

@@ -37,7 +37,8 @@ export async function hasFactor(ctx: HttpContext, user: AuthUser): Promise<boole
   const manager = ctx.auth.manager
   const { features } = manager.resolved
   if (features.has('two_factor') && ctx.app.has('auth.two_factor') && (await ctx.app.make('auth.two_factor').isEnabled(user.getKey()))) return true
-  if (!features.has('passkeys') || !(await manager.inventory.hasTable('passkeys'))) return false
+  // On, the feature's migration has run (craft auth writes it with the feature's pages).
+  if (!features.has('passkeys')) return false
   return (await db()('passkeys').where('user_id', user.getKey() as string | number).first('id')) !== undefined
 }
 

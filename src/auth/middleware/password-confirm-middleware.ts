@@ -3,8 +3,9 @@
  * `password.confirm`: lets through a user who typed their password (at login or on
  * `/confirm-password`) within the last `GUARDS.web.password_timeout` minutes (default 15).
  * Otherwise pages get a 302 to `/confirm-password`, which sends them back afterwards (the page
- * itself for a GET, else the page the form was on), and JSON gets 423
- * `E_PASSWORD_CONFIRMATION_REQUIRED`. Put it after `auth`.
+ * itself for a GET, else the page the form was on) with the form's input kept (passwords,
+ * secrets, tokens and codes left out), and JSON gets 423 `E_PASSWORD_CONFIRMATION_REQUIRED`. Put it after `auth`.
+ * A registration counts as a password typed now (AuthForms.register marks it).
  */
 import { Middleware } from '../../http/middleware.js'
 import type { HttpContext } from '../../http/context.js'
@@ -15,6 +16,25 @@ import { PasswordConfirmationRequiredError, UnauthorizedError } from '../errors.
 export const PASSWORD_CONFIRMED_AT = 'auth.password_confirmed_at'
 /** Session key: where `/confirm-password` sends the user once confirmed. */
 export const CONFIRM_INTENDED = 'auth.confirm_intended'
+/** Session key: the input of the form `password.confirm` stopped, flashed back once confirmed. */
+export const CONFIRM_INPUT = 'auth.confirm_input'
+/** Kept input larger than this (as JSON) is dropped rather than risk the session's size. */
+const CONFIRM_INPUT_MAX = 1024
+
+/** Fields never kept: passwords, secrets, tokens (the CSRF one too) and one-time codes. */
+const SECRET_FIELD = /password|secret|token|code|otp/i
+
+/** The fields of `body` worth keeping: scalars and string lists, nothing secret. */
+function keepableInput(body: Record<string, unknown>): Record<string, unknown> | null {
+  const kept: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(body)) {
+    if (SECRET_FIELD.test(key)) continue
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') kept[key] = value
+    else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) kept[key] = [...value]
+  }
+  if (Object.keys(kept).length === 0 || JSON.stringify(kept).length > CONFIRM_INPUT_MAX) return null
+  return kept
+}
 
 /** Whether the session's password confirmation is younger than `timeoutMinutes`. */
 export function passwordRecentlyConfirmed(ctx: HttpContext, timeoutMinutes: number): boolean {
@@ -42,6 +62,10 @@ export class PasswordConfirmMiddleware extends Middleware {
     // No usable target (a cross-site or missing Referer): the confirmation page picks its default.
     if (intended) ctx.session.put(CONFIRM_INTENDED, intended)
     else ctx.session.forget(CONFIRM_INTENDED)
+    // A form stopped here gets its fields back on its page once confirmed (e.g. a passkey's name).
+    const input = request.method === 'GET' || !intended ? null : keepableInput(request.body as Record<string, unknown>)
+    if (input) ctx.session.put(CONFIRM_INPUT, input)
+    else ctx.session.forget(CONFIRM_INPUT)
     return ctx.response.redirect('/confirm-password')
   }
 }

@@ -14,11 +14,19 @@ import { passkeysKind } from './inventory.js'
 import * as errors from './errors.js'
 import './events.js'
 
+declare module '../auth-config.js' {
+  interface AuthNotifications {
+    /** A passkey added or removed. */
+    passkeys: true
+  }
+}
+
 export const passkeysFeature = defineFeature({
   name: 'passkeys',
   generated: true,
   errors,
   events: { 'auth:passkey_added': 'info', 'auth:passkey_removed': 'info' },
+  notifications: ['passkeys'],
   register: registerPasskeys,
   inventory: (inventory) => [passkeysKind(inventory)],
   routes: (on) => {

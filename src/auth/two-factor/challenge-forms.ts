@@ -96,10 +96,10 @@ async function totpOn(ctx: HttpContext, userId: unknown): Promise<boolean> {
   return ctx.auth.manager.resolved.features.has('two_factor') && (await ctx.app.make('auth.two_factor').isEnabled(userId))
 }
 
-/** How many passkeys the user has, when the `passkeys` feature is on and its table exists. */
+/** How many passkeys the user has, when the `passkeys` feature is on (its table then exists). */
 async function passkeyCount(ctx: HttpContext, userId: unknown): Promise<number> {
   const manager = ctx.auth.manager
-  if (!manager.resolved.features.has('passkeys') || !(await manager.inventory.hasTable('passkeys'))) return 0
+  if (!manager.resolved.features.has('passkeys')) return 0
   const row = await db()('passkeys').where('user_id', userId as string | number).count({ n: '*' }).first()
   return Number(row?.n ?? 0)
 }

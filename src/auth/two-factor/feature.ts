@@ -21,12 +21,19 @@ declare module '../auth-config.js' {
     /** Wrong second-factor answers per pending login. */
     two_factor: true
   }
+  interface AuthNotifications {
+    /** TOTP turned on or off. */
+    two_factor: true
+    /** The 5th wrong second-factor answer within an hour (the password is known). */
+    second_factor_failed: true
+  }
 }
 
 export const twoFactorFeature = defineFeature({
   name: 'two_factor',
   generated: true,
   budgets: { two_factor: { attempts: 5, minutes: 1 } },
+  notifications: ['two_factor', 'second_factor_failed'],
   errors,
   events: { 'auth:two_factor_enabled': 'info', 'auth:two_factor_disabled': 'info', 'auth:two_factor_failed': 'warn' },
   register: registerTwoFactor,

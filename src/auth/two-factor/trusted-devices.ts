@@ -42,7 +42,6 @@ export class TrustedDevices {
 
   /** Forgets every browser `userId` trusted; how many. */
   async forgetAll(userId: unknown): Promise<number> {
-    if (!(await this.manager.inventory.hasTable('user_tokens'))) return 0
     return this.manager.userTokens.revokeAll(userId, TRUST_PURPOSE)
   }
 }

@@ -11,7 +11,7 @@ import { writeFiles, missingFrameworkMigrations } from '../generator.js'
 import { colors } from '../output.js'
 import { CliError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
-import { FEATURES, type AuthFeatureModule, type FeatureScaffold } from '../../auth/features/index.js'
+import { authFeatures, type AuthFeatureModule, type FeatureScaffold } from '../../auth/features/index.js'
 import { featureMigrations } from '../../auth/features/registry.js'
 
 /** Every file under `dir` (recursively), as paths relative to it, sorted. */
@@ -36,7 +36,7 @@ export const COPIED: { from: string; to: string; key: Exclude<keyof FeatureScaff
  * folder's files no feature claims (the login pages, the layout), then each feature's (its
  * module's `scaffold`), of every feature — an app turns a feature on in config/auth.ts later.
  */
-export function authFiles(root: string, features: readonly AuthFeatureModule[] = FEATURES): { path: string; contents: string }[] {
+export function authFiles(root: string, features: readonly AuthFeatureModule[] = authFeatures()): { path: string; contents: string }[] {
   return COPIED.flatMap(({ from, to, key }) => {
     const claimed = features.flatMap((f) => f.scaffold?.[key] ?? [])
     const core = filesUnder(`${FRAMEWORK_ROOT}/${from}`).filter((file) => !claimed.includes(file))
@@ -48,7 +48,7 @@ export function authFiles(root: string, features: readonly AuthFeatureModule[] =
 const CORE_MIGRATIONS = ['create_auth_events_table', 'create_account_tables', 'create_two_factor_tables', 'add_account_recovery_columns']
 
 /** Migrations `craft auth` adds when the app has none of that name yet (any timestamp). */
-export function authMigrationNames(features: readonly AuthFeatureModule[] = FEATURES): string[] {
+export function authMigrationNames(features: readonly AuthFeatureModule[] = authFeatures()): string[] {
   return [...CORE_MIGRATIONS, ...featureMigrations(features)]
 }
 

@@ -1,7 +1,9 @@
 // Your app's tests: `npm test` (or `node craft test`) runs every tests/**/*.test.ts with node:test.
 // TestClient boots the app in this process and talks to it without a port; on SQLite each test
-// file gets a fresh, migrated in-memory database. See docs/testing.md in the Trowel repository.
+// file gets a fresh, migrated in-memory database, and the app's mails are kept in memory
+// (`client.mail`), never sent or printed. See docs/testing.md in the Trowel repository.
 import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
 import { TestClient } from 'trowel/testing'
 import { User } from '../app/models/User.js'
 
@@ -48,14 +50,20 @@ test('actingAs logs a user in', async () => {
 test('register, see /home, log out', async (t) => {
   if (!client.app.router.has('register')) return t.skip('no login pages yet: run node craft auth')
   const browser = client.newClient()
+  const email = uniqueEmail('grace')
   const registered = await browser.post('/register', {
     name: 'Grace Hopper',
-    email: uniqueEmail('grace'),
+    email,
     password: 'a long and unusual passphrase',
     password_confirmation: 'a long and unusual passphrase',
   })
   registered.assertRedirect('/home')
   ;(await browser.get('/home')).assertOk().assertSee('Grace Hopper')
+  // The verification e-mail leaves after the answer: wait for it, then follow its link.
+  const mail = await client.mail.waitFor(email)
+  assert.equal(mail.subject, 'Verify your e-mail address')
+  const link = new URL(mail.links().find((url) => url.includes('/email/verify/'))!)
+  ;(await browser.get(link.pathname)).assertOk()
   ;(await browser.post('/logout')).assertRedirect('/login')
   ;(await browser.get('/home')).assertRedirect('/login')
 })
