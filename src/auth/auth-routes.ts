@@ -46,7 +46,7 @@ const CREATES = new Set(['register.store', 'organizations.store', 'organizations
 const SCRIPT_ENDPOINTS = new Set(['passkeys.register.options', 'passkeys.register', 'passkeys.login.options', 'passkeys.login'])
 /**
  * Browser navigations, never answered as JSON: the GETs of mailed links, a provider's callback
- * (and its `form_post`), the passkey script.
+ * (and its `form_post`), the passkey script and the pages' script.
  */
 const NAVIGATIONS = new Set([
   'password.change.query',
@@ -55,6 +55,7 @@ const NAVIGATIONS = new Set([
   'account.secure',
   'login.email.link',
   'passkeys.client',
+  'auth.pages_script',
   'social.callback',
   'social.callback.post',
   'social.email.link',
