@@ -166,7 +166,8 @@ function asTokenRoute(route: RouteDefinition): RouteDefinition {
 
 /** A page of the personal access tokens: web stack (session, CSRF), logged-in users only. */
 function tokensPageRoute(route: RouteDefinition, name: string): RouteDefinition {
-  route.name(name).middleware(['auth'])
+  // A page of the auth flows: a JSON request gets its data (session/json-forms); creating a token is 201.
+  route.name(name).middleware(['auth']).form(name === 'account.tokens.store' ? 'create' : 'form')
   route.requiresProvider = { name: 'ApiProvider', key: 'Api.routes() in routes/web.ts' }
   return route
 }

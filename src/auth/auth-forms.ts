@@ -224,7 +224,6 @@ export const AuthForms = {
     const throttled = await spend(ctx, auth(ctx).manager.budgets.reset, '/password_reset')
     if (throttled) return throttled
     await auth(ctx).passwordReset(ctx.request.input('email'))
-    if (ctx.request.wantsJson()) return { message: AUTH_MESSAGES.resetSent }
     ctx.session.flash('success', AUTH_MESSAGES.resetSent)
     return ctx.response.redirect('/password_reset')
   },
@@ -257,7 +256,6 @@ export const AuthForms = {
       ctx.session.flash('error', AUTH_MESSAGES.resetInvalid)
       return ctx.response.redirect(back)
     }
-    if (ctx.request.wantsJson()) return { message: AUTH_MESSAGES.passwordChanged }
     ctx.session.flash('success', AUTH_MESSAGES.passwordChanged)
     return ctx.response.redirect('/login')
   },

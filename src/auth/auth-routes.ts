@@ -25,7 +25,7 @@ export function configureAuthRoutes(features: ReadonlySet<string>): void {
 
 export function authRoutes(options: { features?: Iterable<string> } = {}): RouteDefinition[] {
   const on = options.features ? new Set(options.features) : configuredFeatures()
-  return [
+  const routes = [
     Route.get('/login', 'auth/LoginController@show').name('login'),
     Route.post('/login', 'auth/LoginController@store').name('login.store'),
     Route.post('/logout', 'auth/LoginController@logout').name('logout'),
@@ -34,4 +34,43 @@ export function authRoutes(options: { features?: Iterable<string> } = {}): Route
     Route.get('/auth/pages.js', servePageScript).name('auth.pages_script'),
     ...featureRoutes(on),
   ]
+  return asJsonForms(routes)
+}
+
+/** Forms whose JSON answer is 201 (they create something). */
+const CREATES = new Set(['register.store', 'organizations.store', 'organizations.invite'])
+/**
+ * The passkey ceremony: JSON endpoints of the pages' script (WebAuthn options and answers, as the
+ * browser library reads them), left as they answer.
+ */
+const SCRIPT_ENDPOINTS = new Set(['passkeys.register.options', 'passkeys.register', 'passkeys.login.options', 'passkeys.login'])
+/**
+ * Browser navigations, never answered as JSON: the GETs of mailed links, a provider's callback
+ * (and its `form_post`), the passkey script and the pages' script.
+ */
+const NAVIGATIONS = new Set([
+  'password.change.query',
+  'password.change',
+  'verification.verify',
+  'account.secure',
+  'login.email.link',
+  'passkeys.client',
+  'auth.pages_script',
+  'social.callback',
+  'social.callback.post',
+  'social.email.link',
+  'invitations.show',
+])
+
+/**
+ * Marks every auth page and form as answering JSON requests with its data (`session/json-forms`),
+ * unless the route already says how (a feature's `.creates()` or `.navigation()`).
+ */
+function asJsonForms(routes: RouteDefinition[]): RouteDefinition[] {
+  for (const route of routes) {
+    const name = route.routeName ?? ''
+    if (route.jsonForm || SCRIPT_ENDPOINTS.has(name)) continue
+    route.form(CREATES.has(name) ? 'create' : NAVIGATIONS.has(name) ? 'navigation' : 'form')
+  }
+  return routes
 }

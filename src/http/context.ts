@@ -10,6 +10,7 @@
 import type { Request } from './request.js'
 import type { Response } from './response.js'
 import type { HttpApplication } from './http-application.js'
+import type { JsonFormKind } from '../routing/route-definition.js'
 import { FrameworkError } from '../support/framework-error.js'
 
 /**
@@ -28,6 +29,8 @@ export interface RouteInfo {
   methods: string[]
   /** True for API routes: errors always answer JSON. */
   json: boolean
+  /** How a JSON request to this web route is answered (`RouteDefinition.jsonForm`). */
+  form?: JsonFormKind
 }
 
 /** What `HttpContext.decorate` adds: a getter, and a setter when the property may be assigned. */

@@ -166,10 +166,13 @@ export class Request {
     return false
   }
 
-  /** True when the client asks for JSON (Accept) or sent JSON. */
+  /**
+   * True when the request is JSON: its `Accept` prefers JSON to HTML (see `acceptsJsonFirst`), or
+   * its body is JSON (`Content-Type: application/json` or `+json`). Web forms then answer JSON
+   * (`session/json-forms`), and errors are JSON bodies.
+   */
   wantsJson(): boolean {
-    const accept = this.header('accept') ?? ''
-    return /\bapplication\/(?:[\w.+-]*\+)?json\b/i.test(accept) && !/text\/html/i.test(accept)
+    return acceptsJsonFirst(this.header('accept')) || this.isJson()
   }
 
   isJson(): boolean {
@@ -185,6 +188,30 @@ export class Request {
     this.#user = user ?? null
     return this
   }
+}
+
+/**
+ * Whether an `Accept` header prefers JSON (`application/json` or any `+json` type) to HTML: the
+ * best quality given to a JSON type is above zero and above the best given to `text/html` or
+ * `application/xhtml+xml` (wildcards count for neither; on a tie, HTML wins).
+ * `application/json, text/plain, * /*` and `application/json, text/html;q=0.9` are JSON;
+ * `text/html, application/json` is not.
+ */
+export function acceptsJsonFirst(accept: string | undefined): boolean {
+  if (!accept || !/json/i.test(accept)) return false
+  let json = 0
+  let html = 0
+  for (const part of accept.split(',')) {
+    const [type = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase())
+    let q = 1
+    for (const param of params) {
+      const m = /^q=([0-9.]+)$/.exec(param)
+      if (m) q = Math.min(1, Math.max(0, Number(m[1]) || 0))
+    }
+    if (/^application\/(?:[\w.+-]*\+)?json$/.test(type)) json = Math.max(json, q)
+    else if (type === 'text/html' || type === 'application/xhtml+xml') html = Math.max(html, q)
+  }
+  return json > 0 && json > html
 }
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])

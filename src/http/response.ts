@@ -44,6 +44,15 @@ export class Response {
     return this.headers.get(name.toLowerCase())
   }
 
+  /** Adds `name` to `Vary` unless it is there already (or `Vary` is `*`). */
+  vary(name: string): this {
+    const current = this.getHeader('vary')
+    const value = Array.isArray(current) ? current.join(', ') : (current ?? '')
+    const names = value.split(',').map((v) => v.trim().toLowerCase()).filter((v) => v !== '')
+    if (names.includes('*') || names.includes(name.toLowerCase())) return this
+    return this.header('Vary', value.trim() === '' ? name : `${value}, ${name}`)
+  }
+
   removeHeader(name: string): this {
     this.headers.delete(name.toLowerCase())
     return this

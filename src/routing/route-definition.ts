@@ -11,6 +11,8 @@ export type ControllerClass = new (...args: any[]) => any
 export type RouteHandler = string | HandlerFunction | [ControllerClass, string]
 /** A stack name (`'auth'`), a stack with arguments (`'guard:jwt'`) or a middleware class. */
 export type MiddlewareReference = string | MiddlewareClass
+/** See `RouteDefinition.jsonForm`. */
+export type JsonFormKind = 'form' | 'create' | 'navigation'
 
 export class RouteDefinition {
   readonly methods: string[]
@@ -23,6 +25,13 @@ export class RouteDefinition {
   csrfExempt = false
   /** Errors always answer JSON (API routes). */
   json = false
+  /**
+   * How the route answers a JSON request (`session/json-forms`): `'form'` (a page or form of the
+   * auth flows: its view's data and what it returns are answered as `{"data": ...}`), `'create'`
+   * (the same, 201), `'navigation'` (a browser navigation, e.g. a mailed link's GET: never
+   * converted). Unset: only a redirect is converted.
+   */
+  jsonForm?: JsonFormKind
   /** A provider that must be registered for this route to be served (e.g. `ApiProvider`). */
   requiresProvider?: { name: string; key: string }
 
@@ -40,6 +49,22 @@ export class RouteDefinition {
   middleware(list: MiddlewareReference | MiddlewareReference[]): this {
     this.middlewareList.push(...(Array.isArray(list) ? list : [list]))
     return this
+  }
+
+  /** A page or form that answers JSON requests with its data (`{"data": ...}`); see `jsonForm`. */
+  form(kind: JsonFormKind = 'form'): this {
+    this.jsonForm = kind
+    return this
+  }
+
+  /** A form that creates something: its JSON answer is 201. */
+  creates(): this {
+    return this.form('create')
+  }
+
+  /** A browser navigation (a mailed link's GET, an OAuth redirect or callback): never answered as JSON. */
+  navigation(): this {
+    return this.form('navigation')
   }
 
   /** Leaves out stacks the route would get from its group (e.g. `'web'` for token routes). */

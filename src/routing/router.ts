@@ -76,6 +76,7 @@ function sameRoute(a: CompiledRoute, b: CompiledRoute): boolean {
     a.name === b.name &&
     a.definition.handler === b.definition.handler &&
     a.info.json === b.info.json &&
+    a.info.form === b.info.form &&
     a.methods.join() === b.methods.join() &&
     a.middleware.length === b.middleware.length &&
     a.middleware.every((m, i) => m === b.middleware[i])
@@ -124,7 +125,7 @@ export class Router {
       path,
       name,
       middleware,
-      info: { name, path, methods: def.methods, json: json || def.json },
+      info: { name, path, methods: def.methods, json: json || def.json, ...(def.jsonForm ? { form: def.jsonForm } : {}) },
     }
     // The same route listed twice (e.g. `...Auth.routes()` added by hand after `craft auth` wired
     // it) is one route: the repeat is skipped. Anything else on a taken path is a conflict.

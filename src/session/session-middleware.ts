@@ -19,6 +19,7 @@
  *
  * The request handler runs `after` even when an error was rendered, so flashed errors and old
  * input reach the next request; code that answers outside that path calls `saveSession(ctx)`.
+ * Before saving, a JSON request's page or form answer becomes JSON (`session/json-forms`).
  */
 import { Middleware } from '../http/middleware.js'
 import type { HttpContext } from '../http/context.js'
@@ -28,6 +29,7 @@ import { Session } from './session.js'
 import { resolveSessionConfig, type SessionConfig } from './session-config.js'
 import { createSessionStore } from './create-session-store.js'
 import { SessionTooLargeError } from './stores/cookie-session-store.js'
+import { answerJsonForm } from './json-forms.js'
 import {
   isRequestBound,
   SESSION_ID_PATTERN,
@@ -73,7 +75,19 @@ export class SessionMiddleware extends Middleware {
   }
 
   override after(ctx: HttpContext): undefined | Promise<void> {
+    // A page or form asked for with JSON answers JSON (its flashed message taken back first).
+    answerJsonFormSafely(ctx)
     return finishSession(ctx)
+  }
+}
+
+/** `answerJsonForm`; a failure (a value JSON cannot hold) is logged and answered 500 `E_INTERNAL`. */
+function answerJsonFormSafely(ctx: HttpContext): void {
+  try {
+    answerJsonForm(ctx)
+  } catch (error) {
+    ctx.app.log.error('http.json_form_failed', { path: ctx.route?.path, error: error instanceof Error ? error : String(error) })
+    ctx.response.json({ message: 'Internal server error.', code: 'E_INTERNAL' }, 500)
   }
 }
 

@@ -217,6 +217,21 @@ export class Session {
     }
   }
 
+  /**
+   * Takes back what this request flashed under `keys` for the next one (a JSON answer carries its
+   * message and errors itself, so nothing is left for a page that will never be shown).
+   */
+  takeFlashed(keys: readonly string[]): Record<string, unknown> {
+    const taken: Record<string, unknown> = {}
+    for (const key of keys) {
+      if (!Object.hasOwn(this.#outgoingFlash, key)) continue
+      taken[key] = this.#outgoingFlash[key]
+      delete this.#outgoingFlash[key]
+      this.#dirty = true
+    }
+    return taken
+  }
+
   /** Drops the flashed old input (used when a cookie-stored session grows too large). */
   dropOldInput(): boolean {
     if (!Object.hasOwn(this.#outgoingFlash, OLD_INPUT_KEY)) return false

@@ -25,6 +25,13 @@ import { csrfField } from '../session/csrf-field.js'
 import { resolveTemplateName } from './template-name.js'
 import { lazyMarkup, markup } from './lazy-markup.js'
 import type { ViewFactory } from './view-factory.js'
+import { answersViewData, VIEW_DATA } from '../session/json-forms.js'
+import { viewJsonData } from './view-json-data.js'
+
+export interface ViewRenderOptions {
+  /** What a JSON request gets as `data`: the keys of the view's data to keep, or a function of it. */
+  json?: readonly string[] | ((data: Record<string, unknown>) => Record<string, unknown>)
+}
 
 export class ContextView {
   readonly factory: ViewFactory
@@ -42,7 +49,17 @@ export class ContextView {
     return this
   }
 
-  render(name: string, data: Record<string, unknown> = {}): string {
+  /**
+   * The page `name` with `data`. On a `form()` route asked for JSON (`session/json-forms`) nothing is
+   * rendered: the page's data is kept for the JSON answer (`{"data": ...}`) and '' returned.
+   * `options.json` chooses that data: the keys to keep, or a function of `data`; by default every
+   * key of `data` but functions, markup and the page's furniture (`viewJsonData`).
+   */
+  render(name: string, data: Record<string, unknown> = {}, options: ViewRenderOptions = {}): string {
+    if (answersViewData(this.ctx)) {
+      this.ctx.state[VIEW_DATA] = viewJsonData(data, options.json)
+      return ''
+    }
     return this.factory.renderFile(resolveTemplateName(name), {
       ...this.factory.shared,
       ...this.globals(),

@@ -3,7 +3,7 @@
  * Nunjucks views: `ViewFactory`, the per-request `ContextView` (`ctx.view`), and the error page.
  */
 export { ViewFactory, type ViewFactoryOptions, type UrlFor } from './view-factory.js'
-export { ContextView } from './context-view.js'
+export { ContextView, type ViewRenderOptions } from './context-view.js'
 export { ViewProvider } from './view-provider.js'
 export { renderErrorPage, type ErrorPageData } from './error-page.js'
 export { resolveTemplateName } from './template-name.js'

@@ -240,11 +240,12 @@ describe('e-mail change', () => {
     assert.deepEqual(verified.map((v) => JSON.parse(v.details).email), ['bea@example.test', 'bea.new@example.test'])
   })
 
-  it('JSON: 200 with the message', async () => {
+  it('JSON: 200 with the message and where the page would go', async () => {
     const cal = await verifiedUser('cal@example.test')
     const r = await changeJson(cal, { email: 'cal.new@example.test', password: PASSWORD })
     assert.equal(r.status, 200)
-    assert.equal(r.json().message, 'We sent a link to cal.new@example.test — the change takes effect when you open it.')
+    assert.equal(r.json().data.message, 'We sent a link to cal.new@example.test — the change takes effect when you open it.')
+    assert.equal(typeof r.json().data.redirect, 'string')
     assert.equal((await linksTo('cal.new@example.test')).length, 1)
   })
 

@@ -220,8 +220,8 @@ describe('the mfa middleware (pages)', () => {
     assert.equal((await browser.get('/account/two-factor')).status, 200)
     const regenerated = await browser.post('/account/two-factor/recovery-codes', { __token: browser.csrf() }, { accept: 'application/json' })
     assert.equal(regenerated.status, 200)
-    assert.equal(regenerated.json().recovery_codes, undefined, 'never in the POST answer')
-    assert.equal((await browser.get(regenerated.json().recovery_codes_url, { accept: 'application/json' })).json().recovery_codes.length, 10)
+    assert.equal(regenerated.json().data.recovery_codes, undefined, 'never in the POST answer')
+    assert.equal((await browser.get(regenerated.json().data.recovery_codes_url, { accept: 'application/json' })).json().data.recovery_codes.length, 10)
   })
 
   it('a password-only login of a user with a passkey cannot turn TOTP on to pass mfa; a user without a factor enrols under a new session id', async () => {

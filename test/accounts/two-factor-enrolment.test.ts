@@ -154,7 +154,7 @@ describe('two-factor enrolment pages', () => {
     assert.equal(query.get('secret'), secret)
     assert.equal(query.get('issuer'), APP_NAME)
     assert.equal(await pageSecret(client), secret, 'a reload changed the secret')
-    const json = (await client.get(PAGE, { accept: 'application/json' })).json()
+    const json = (await client.get(PAGE, { accept: 'application/json' })).json().data
     assert.deepEqual(json, { enabled: false, secret, otpauth_url: uri })
     const row = await db('users').where('id', id).first()
     assert.equal(row.two_factor_confirmed_at, null)
@@ -208,7 +208,7 @@ describe('two-factor enrolment pages', () => {
     assert.deepEqual(recoveryCodesOn(again.text), [])
     for (const code of codes) assert.ok(!again.text.includes(code))
     for (const value of cookieValues(client)) for (const code of codes) assert.ok(!value.includes(code) && !value.includes(code.replaceAll('-', '')))
-    const json = (await client.get(PAGE, { accept: 'application/json' })).json()
+    const json = (await client.get(PAGE, { accept: 'application/json' })).json().data
     assert.equal(json.enabled, true)
     assert.equal(json.recovery_codes_remaining, 10)
     assert.equal(json.secret, undefined)
@@ -244,7 +244,7 @@ describe('two-factor enrolment pages', () => {
     // winner marked it) has no second factor to manage it with (403 E_MFA_REQUIRED).
     assert.ok(results.filter((r) => r.status !== 200).every((r) => r.status === 422 || (r.status === 403 && r.json().code === 'E_MFA_REQUIRED')), results.map((r) => r.status).join(','))
     assert.equal(ok[0]!.headers.get('cache-control'), 'no-store')
-    const body = ok[0]!.json()
+    const body = ok[0]!.json().data
     assert.equal(body.enabled, true)
     assert.equal(body.recovery_codes, undefined, 'never in the POST answer')
     assert.equal(body.recovery_codes_url, PAGE)
@@ -279,11 +279,11 @@ describe('two-factor enrolment pages', () => {
     const json = await client.request('POST', '/account/two-factor/recovery-codes', { form: { __token: client.csrf() }, headers: { accept: 'application/json' } })
     assert.equal(json.status, 200)
     assert.equal(json.headers.get('cache-control'), 'no-store')
-    assert.equal(json.json().recovery_codes, undefined)
-    const shownJson = (await client.get(json.json().recovery_codes_url, { accept: 'application/json' })).json()
+    assert.equal(json.json().data.recovery_codes, undefined)
+    const shownJson = (await client.get(json.json().data.recovery_codes_url, { accept: 'application/json' })).json().data
     assert.equal(shownJson.recovery_codes.length, 10)
     assert.deepEqual((await db('two_factor_recovery_codes').where('user_id', id)).map((s) => s.code_hash).sort(), (shownJson.recovery_codes as string[]).map(hashOf).sort())
-    assert.equal((await client.get(PAGE, { accept: 'application/json' })).json().recovery_codes, undefined, 'shown once')
+    assert.equal((await client.get(PAGE, { accept: 'application/json' })).json().data.recovery_codes, undefined, 'shown once')
   })
 
   it('turning it off needs a recent password confirmation and a recent second factor, and deletes the secret, codes and trusted devices', async () => {

@@ -123,7 +123,7 @@ describe('the second step of a web login', () => {
     assert.ok(secret, 'no secret on the page')
     r = await client.post('/account/two-factor', { __token: client.csrf(), code: nowCode(secret) }, { accept: 'application/json' })
     assert.equal(r.status, 200, r.text)
-    const codes = (await client.get('/account/two-factor', { accept: 'application/json' })).json().recovery_codes as string[]
+    const codes = (await client.get('/account/two-factor', { accept: 'application/json' })).json().data.recovery_codes as string[]
     assert.equal(codes.length, 10)
     return { secret, codes, id: await userId(email), client }
   }
@@ -335,7 +335,7 @@ describe('the second step of a web login', () => {
     await client.get('/two-factor-challenge')
     const done = await client.post('/two-factor-challenge', { __token: client.csrf(), code: nextCode(secret) }, { accept: 'application/json' })
     assert.equal(done.status, 200, done.text)
-    assert.equal(done.json().redirect, '/home')
+    assert.equal(done.json().data.redirect, '/home')
     assert.equal((await client.get('/home')).status, 200)
   })
 

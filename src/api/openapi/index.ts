@@ -6,4 +6,5 @@
 export { buildOpenApiDocument, openApiPaths, type OpenApiDocument, type OpenApiOptions } from './document.js'
 export { appOpenApiDocument, openApiEnabled, openapiRoute } from './openapi-route.js'
 export { openApiOptionsFor } from './app-options.js'
+export { addWebOperations, SESSION_SCHEME } from './web-operations.js'
 export { JWT_SCHEME, PERSONAL_TOKEN_SCHEME } from './components.js'

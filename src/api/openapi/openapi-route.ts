@@ -12,6 +12,7 @@ import { NotFoundError } from '../../http/errors.js'
 import type { Application } from '../../foundation/application.js'
 import { buildOpenApiDocument, type OpenApiDocument } from './document.js'
 import { openApiOptionsFor } from './app-options.js'
+import { addWebOperations } from './web-operations.js'
 
 /** One document per application: its routes do not change once it serves. */
 const documents = new WeakMap<Application, OpenApiDocument>()
@@ -23,9 +24,11 @@ export function openApiEnabled(app: Application): boolean {
   return driver?.openapi === true
 }
 
-/** The app's OpenAPI document, from its compiled routes. */
-export function appOpenApiDocument(app: Application): OpenApiDocument {
-  return buildOpenApiDocument(app.router.routes, openApiOptionsFor(app))
+/** The app's OpenAPI document, from its compiled routes; `web: true` adds the web forms that answer JSON. */
+export function appOpenApiDocument(app: Application, options: { web?: boolean } = {}): OpenApiDocument {
+  const document = buildOpenApiDocument(app.router.routes, openApiOptionsFor(app))
+  if (options.web) addWebOperations(document, app.router.routes)
+  return document
 }
 
 function serveOpenApi(ctx: HttpContext): unknown {

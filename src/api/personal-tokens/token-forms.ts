@@ -20,6 +20,7 @@
  * has one, else the framework's.
  */
 import type { HttpContext } from '../../http/context.js'
+import { answerData } from '../../session/json-forms.js'
 import { NotFoundError, ValidationError } from '../../http/errors.js'
 import { FrameworkError } from '../../foundation/framework-error.js'
 import { eventBase } from '../../auth/events.js'
@@ -191,7 +192,6 @@ export const PersonalTokenForms = {
     const revoked = await withTable(ctx, () => repository(ctx).revoke(user.getKey(), String(ctx.params.id ?? '')))
     if (!revoked) throw new NotFoundError()
     ctx.app.events.emit('auth:token_revoked', { ...eventBase(ctx, 'jwt', user), userId: revoked.userId, ...personalEventDetail(revoked) })
-    if (ctx.request.wantsJson()) return { message: TOKEN_MESSAGES.revoked }
     ctx.session.flash('success', TOKEN_MESSAGES.revoked)
     return ctx.response.redirect('/account/tokens')
   },
@@ -202,7 +202,7 @@ export const PersonalTokenForms = {
     const count = await withTable(ctx, () => repository(ctx).revokeAll(user.getKey()))
     if (count > 0) ctx.app.events.emit('auth:token_revoked', { ...eventBase(ctx, 'jwt', user), userId: String(user.getKey()), kind: 'personal', name: '*', count })
     const message = TOKEN_MESSAGES.revokedAll(count)
-    if (ctx.request.wantsJson()) return { data: { revoked: count }, message }
+    answerData(ctx, { revoked: count })
     ctx.session.flash('success', message)
     return ctx.response.redirect(refererPath(ctx.request.header('referer')) ?? '/account/tokens')
   },

@@ -33,9 +33,8 @@ export const ACCOUNT_MESSAGES = {
 
 type Row = Record<string, unknown>
 
-/** Answers JSON clients with `{ message }`, forms with a flash and a 302. */
+/** A flash and a 302 (JSON: `{"data": {"message", "redirect"}}`, session/json-forms). */
 function done(ctx: HttpContext, message: string, to: string): unknown {
-  if (ctx.request.wantsJson()) return { message }
   ctx.session.flash('success', message)
   return ctx.response.redirect(to)
 }

@@ -5,6 +5,7 @@
  * (`POST /account/devices/revoke-others`, behind `password.confirm`). All behind `auth`.
  */
 import type { HttpContext } from '../../http/context.js'
+import { answerData } from '../../session/json-forms.js'
 import { NotFoundError } from '../../http/errors.js'
 import { sha256Hex } from '../tokens/index.js'
 import { eventBase } from '../events.js'
@@ -73,11 +74,9 @@ export const DeviceForms = {
       // This login's row is gone already; logout() clears the cookie, ends the session and emits auth:logout.
       await ctx.auth.logout()
       ctx.response.clearCookie(REMEMBER_COOKIE)
-      if (ctx.request.wantsJson()) return { message: DEVICE_MESSAGES.loggedOut }
       ctx.session.flash('success', DEVICE_MESSAGES.loggedOut)
       return ctx.response.redirect('/login')
     }
-    if (ctx.request.wantsJson()) return { message: DEVICE_MESSAGES.revoked }
     ctx.session.flash('success', DEVICE_MESSAGES.revoked)
     return ctx.response.redirect('/account/devices')
   },
@@ -92,7 +91,7 @@ export const DeviceForms = {
     // A stolen copy of this browser's cookies is one of the "other devices" too.
     await rotateCurrentLogin(ctx)
     const message = DEVICE_MESSAGES.revokedOthers(count)
-    if (ctx.request.wantsJson()) return { message, count }
+    answerData(ctx, { count })
     ctx.session.flash('success', message)
     return ctx.response.redirect('/account/devices')
   },

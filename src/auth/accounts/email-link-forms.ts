@@ -44,9 +44,8 @@ function privateAnswer(ctx: HttpContext): void {
   ctx.response.header('Cache-Control', 'no-store')
 }
 
-/** A 302 to `to` with a flashed message, or `{ message }` in JSON. */
+/** A 302 to `to` with a flashed message (JSON: `{"data": {"message", "redirect"}}`, session/json-forms). */
 function answer(ctx: HttpContext, to: string, kind: 'success' | 'error', message: string): unknown {
-  if (ctx.request.wantsJson()) return { message }
   ctx.session.flash(kind, message)
   return ctx.response.redirect(to)
 }

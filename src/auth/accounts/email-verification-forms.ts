@@ -62,12 +62,8 @@ async function spendForAccount(ctx: HttpContext, budget: Budget, userId: unknown
   return ctx.response.redirect(back)
 }
 
-/** A 302 to `to` with a flashed message, or `{ message }` (with `status`) in JSON. */
-function answer(ctx: HttpContext, to: string, kind: 'success' | 'error', message: string, status = 200): unknown {
-  if (ctx.request.wantsJson()) {
-    ctx.response.status(status)
-    return { message }
-  }
+/** A 302 to `to` with a flashed message (JSON: `{"data": {"message", "redirect"}}`, session/json-forms). */
+function answer(ctx: HttpContext, to: string, kind: 'success' | 'error', message: string): unknown {
   ctx.session.flash(kind, message)
   return ctx.response.redirect(to)
 }
@@ -98,7 +94,7 @@ export const EmailVerificationForms = {
     const throttled = await spendForAccount(ctx, ctx.auth.manager.budgets.verify, user.getKey(), '/email/verify')
     if (throttled) return throttled
     await sendVerificationEmail(ctx, user)
-    return answer(ctx, '/email/verify', 'success', VERIFICATION_MESSAGES.linkSent(String(user[column(ctx)])), 202)
+    return answer(ctx, '/email/verify', 'success', VERIFICATION_MESSAGES.linkSent(String(user[column(ctx)])))
   },
 
   /**

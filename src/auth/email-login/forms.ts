@@ -14,6 +14,7 @@
  * A browser logged in as another user is never switched: the pages ask to log out first.
  */
 import type { HttpContext } from '../../http/context.js'
+import { answerData } from '../../session/json-forms.js'
 import { TooManyRequestsError, ValidationError } from '../../http/errors.js'
 import { validate } from '../../validation/index.js'
 import { AuthConfigError } from '../errors.js'
@@ -97,10 +98,7 @@ export const EmailLoginForms = {
     const wait = await service.request.take(service.request.key(clientKey(ctx.request.ip())))
     if (wait !== null) return throttled(ctx, wait, '/login/email', { email: text(data.email) })
     service.send(ctx, address)
-    if (ctx.request.wantsJson()) {
-      ctx.response.status(202)
-      return { message: EMAIL_LOGIN_MESSAGES.sent }
-    }
+    answerData(ctx, { message: EMAIL_LOGIN_MESSAGES.sent })
     ctx.session.put(ADDRESS_KEY, address)
     return ctx.response.redirect('/login/email/sent')
   },

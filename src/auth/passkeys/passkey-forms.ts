@@ -221,7 +221,6 @@ export const PasskeyForms = {
     const removed = await service(ctx).remove(user.getKey(), ctx.params.id)
     if (!removed) throw new NotFoundError()
     ctx.app.events.emit('auth:passkey_removed', { ...eventBase(ctx, ctx.auth.guardName, user), passkeyId: removed.id, name: removed.name })
-    if (ctx.request.wantsJson()) return { message: PASSKEY_MESSAGES.removed }
     ctx.session.flash('success', PASSKEY_MESSAGES.removed)
     return ctx.response.redirect(LIST)
   },

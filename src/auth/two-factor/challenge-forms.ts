@@ -241,7 +241,6 @@ export const TwoFactorChallengeForms = {
     const count = await services(ctx).trusted.forgetAll(user.getKey())
     ctx.response.clearCookie(TRUST_COOKIE)
     ctx.app.log.info('auth.two_factor_devices_forgotten', { user_id: user.getKey(), count, request_id: ctx.request.id })
-    if (ctx.request.wantsJson()) return { message: CHALLENGE_MESSAGES.forgotten }
     ctx.session.flash('success', CHALLENGE_MESSAGES.forgotten)
     return ctx.response.redirect('/account/two-factor')
   },

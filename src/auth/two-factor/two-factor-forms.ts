@@ -25,6 +25,7 @@
  * recovery_codes_remaining }` (on, with `recovery_codes` once after a POST made them).
  */
 import type { HttpContext } from '../../http/context.js'
+import { answerData } from '../../session/json-forms.js'
 import { ValidationError } from '../../http/errors.js'
 import { eventBase } from '../events.js'
 import { formatWhen } from '../accounts/device-forms.js'
@@ -78,7 +79,8 @@ function accountName(ctx: HttpContext, user: unknown): string {
 function showCodesOnce(ctx: HttpContext, user: AuthUser, codes: string[], message: string): unknown {
   keepNewCodes(ctx, service(ctx), user.getKey(), codes)
   ctx.response.header('Cache-Control', 'no-store')
-  if (ctx.request.wantsJson() || !ctx.hasSession) return { enabled: true, message, recovery_codes_url: PAGE }
+  if (!ctx.hasSession) return { enabled: true, message, recovery_codes_url: PAGE }
+  answerData(ctx, { enabled: true, recovery_codes_url: PAGE })
   ctx.session.flash('success', message)
   return ctx.response.redirect(PAGE)
 }
@@ -185,7 +187,8 @@ export const TwoFactorForms = {
     if (stepUp !== undefined) return stepUp
     const wasOn = await service(ctx).disable(user.getKey())
     if (wasOn) ctx.app.events.emit('auth:two_factor_disabled', eventBase(ctx, ctx.auth.guardName, user))
-    if (ctx.request.wantsJson() || !ctx.hasSession) return { enabled: false, message: TWO_FACTOR_MESSAGES.disabled }
+    if (!ctx.hasSession) return { enabled: false, message: TWO_FACTOR_MESSAGES.disabled }
+    answerData(ctx, { enabled: false })
     ctx.session.flash('success', TWO_FACTOR_MESSAGES.disabled)
     return ctx.response.redirect(PAGE)
   },
