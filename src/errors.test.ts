@@ -55,7 +55,7 @@ const MODULES: Record<string, Record<string, unknown>> = {
 }
 
 /** Adding an HttpError class means updating this number and docs/errors.md. */
-const HTTP_ERROR_CLASSES = 36
+const HTTP_ERROR_CLASSES = 37
 const FRAMEWORK_ERROR_CLASSES = 6
 const JWT_ERROR_CLASSES = 4
 
