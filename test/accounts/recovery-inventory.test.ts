@@ -58,6 +58,9 @@ describe('recovery ends every kind of the inventory', () => {
     app = await newApp({ env: { MAIL_DRIVER: 'smtp', MAIL_HOST: '127.0.0.1', MAIL_PORT: String(smtp.port), APP_URL: ORIGIN } })
     applyAuthSteps(app)
     applyApiSteps(app, { apiRoutes: API_ROUTES })
+    // Organisations on too: an invitation the intruder sends is a kind of its own.
+    const orgs = app.craft('auth', '--organizations')
+    assert.equal(orgs.code, 0, orgs.stdout + orgs.stderr)
     budgetsOff(app)
     // Sign-in by e-mail on too: its links and codes are a kind of their own.
     app.edit('config/auth.ts', (t) => t.replace("'two_factor', 'passkeys'],", "'two_factor', 'passkeys', 'email_login'],"))
@@ -171,6 +174,21 @@ describe('recovery ends every kind of the inventory', () => {
           assert.ok(personal, 'the token is shown once')
         },
         works: async () => (await fetch(`${server.url}/api/me`, { headers: { authorization: `Bearer ${personal}` } })).status === 200,
+      },
+      organization_invitations: {
+        // The intruder opens an organisation and invites an accomplice into it.
+        create: async () => {
+          await intruder.get('/organizations')
+          const made = await intruder.request('POST', '/organizations', { form: { __token: intruder.csrf(), name: 'Intruder Inc' }, headers: { accept: 'application/json' } })
+          assert.equal(made.status, 201, made.text)
+          const slug = made.json().data.slug as string
+          const sent = await intruder.request('POST', `/organizations/${slug}/invitations`, { form: { __token: intruder.csrf(), email: 'accomplice@example.test', role: 'admin' }, headers: { accept: 'application/json' } })
+          assert.equal(sent.status, 201, sent.text)
+        },
+        works: async () => {
+          const row = await db('organization_invitations').where('email', 'accomplice@example.test').first()
+          return Boolean(row) && !row.revoked_at && !row.accepted_at && new Date(row.expires_at).getTime() > Date.now()
+        },
       },
       email_changes: {
         create: async () => {
@@ -299,7 +317,7 @@ describe('recovery ends every kind of the inventory', () => {
     const unknown = kinds.filter((kind) => !probes[kind])
     assert.deepEqual(unknown, [], `kinds this test cannot create yet: ${unknown.join(', ')}`)
     // In an order the app allows (a second factor makes some of the others ask for it).
-    const order = ['logins', 'remember_tokens', 'device_cookies', 'api_tokens', 'personal_tokens', 'email_changes', 'mailed_links', 'email_logins', 'login_challenges', 'social_pending', 'social_identities', 'passkeys', 'totp', 'trusted_devices']
+    const order = ['logins', 'remember_tokens', 'device_cookies', 'api_tokens', 'personal_tokens', 'organization_invitations', 'email_changes', 'mailed_links', 'email_logins', 'login_challenges', 'social_pending', 'social_identities', 'passkeys', 'totp', 'trusted_devices']
     const present = [...order.filter((k) => kinds.includes(k)), ...kinds.filter((k) => !order.includes(k))]
     for (const kind of present) await probes[kind]!.create()
     // The checks mean something: each item works before the recovery (those a check would use up aside).

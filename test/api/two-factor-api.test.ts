@@ -70,10 +70,10 @@ for (const store of ['column', 'table'] as const) {
       assert.ok(secret, page.text)
       const r = await client.post('/account/two-factor', { __token: client.csrf(), code: totp(secret).generate() }, { accept: 'application/json' })
       assert.equal(r.status, 200, r.text)
-      assert.equal(r.json().recovery_codes, undefined, 'not in the answer of the POST')
+      assert.equal(r.json().data.recovery_codes, undefined, 'not in the answer of the POST')
       // The codes are shown once by the page the POST names.
-      const shown = await client.get(r.json().recovery_codes_url, { accept: 'application/json' })
-      return { secret, codes: shown.json().recovery_codes, client }
+      const shown = await client.get(r.json().data.recovery_codes_url, { accept: 'application/json' })
+      return { secret, codes: shown.json().data.recovery_codes, client }
     }
 
     async function mfaToken(email: string): Promise<string> {

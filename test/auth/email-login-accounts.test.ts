@@ -61,7 +61,7 @@ describe('sign-in by e-mail: second factor, other users, claims, the API, regist
     const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
     r = await client.post('/account/two-factor', { __token: client.csrf(), code: totp.generate() }, { accept: 'application/json' })
     assert.equal(r.status, 200, r.text)
-    const recoveryCodes = (await client.get('/account/two-factor', { accept: 'application/json' })).json().recovery_codes as string[]
+    const recoveryCodes = (await client.get('/account/two-factor', { accept: 'application/json' })).json().data.recovery_codes as string[]
     assert.equal(recoveryCodes.length, 10)
     const m = await newMail(email)
     const browser = new Client(t.url)

@@ -108,8 +108,8 @@ describe("the demo's single-page example in chromium", { skip }, () => {
     totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
     const enrolled = await page.request.post(server.url + '/account/two-factor', { form: { __token: enrol.token, code: totp.generate() }, headers: { accept: 'application/json' } })
     assert.equal(enrolled.status(), 200, await enrolled.text())
-    const shown = await page.request.get(server.url + (await enrolled.json()).recovery_codes_url, { headers: { accept: 'application/json' } })
-    const codes: string[] = (await shown.json()).recovery_codes
+    const shown = await page.request.get(server.url + (await enrolled.json()).data.recovery_codes_url, { headers: { accept: 'application/json' } })
+    const codes: string[] = (await shown.json()).data.recovery_codes
     assert.ok(codes.length > 0)
 
     await page.emulateMedia({ colorScheme: 'dark' })

@@ -11,7 +11,7 @@ import { defineFeature } from '../features/contract.js'
 import * as errors from './errors.js'
 import { installSocial } from './install.js'
 import { signInWithIdToken } from './native.js'
-import { socialRoutes } from './routes.js'
+import { socialRoutes, socialServing } from './routes.js'
 import { PENDING_TABLE, identitiesKind, pendingKind } from './store.js'
 import './events.js'
 
@@ -29,7 +29,7 @@ export const socialFeature = defineFeature({
   errors,
   events: { 'auth:social_linked': 'info', 'auth:social_unlinked': 'info' },
   routes: (on) => socialRoutes(on),
-  apiRoutes: ({ authRoute }) => [Route.post(`${authRoute}/social/@provider`, signInWithIdToken).name('api.auth.social')],
+  apiRoutes: ({ authRoute }) => (!socialServing() ? [] : [Route.post(`${authRoute}/social/@provider`, signInWithIdToken).name('api.auth.social')]),
   inventory: (inventory) => [identitiesKind(inventory), pendingKind(inventory)],
   install: installSocial,
   prune: [{ table: PENDING_TABLE, expired: (q, now) => q.where('expires_at', '<=', now) }],

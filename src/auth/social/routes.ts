@@ -1,13 +1,30 @@
 /**
  * @module auth/social/routes
  * The routes of social login (feature `social`), served by the generated `SocialController`. A
- * provider that is not served answers 404 on every one of them. Apple's `form_post` callback is
+ * provider that is not served answers 404 on every one of them; with no provider at all, none is
+ * added. Apple's `form_post` callback is
  * a cross-site POST: it is exempt from CSRF (its `state` is what binds it to this browser).
  */
 import { Route } from '../../routing/route.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
 
+/**
+ * Whether the booted app serves any provider: with none configured the feature serves nothing
+ * (no pages, no API route, no "Connected accounts" section). Set at boot by `installSocial`,
+ * before the routes files are read; true until then (`Auth.routes()` outside a booted app).
+ */
+let serving = true
+
+export function serveSocialRoutes(on: boolean): void {
+  serving = on
+}
+
+export function socialServing(): boolean {
+  return serving
+}
+
 export function socialRoutes(on: ReadonlySet<string>): RouteDefinition[] {
+  if (!serving) return []
   const formPost = Route.post('/auth/@provider/callback', 'auth/SocialController@callback').name('social.callback.post')
   formPost.csrfExempt = true
   // Connecting adds a way in: a verified address, the password and a recent second factor.
