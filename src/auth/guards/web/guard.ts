@@ -117,11 +117,13 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
   protected async resolve(): Promise<User> {
     const token = this.ctx.request.cookie(AUTH_COOKIE)
     if (token) {
-      const userId = await this.#deps.tokens.findUserId(token)
+      // Hashed once: the look-up and the session binding use the same digest.
+      const digest = sha256Hex(token)
+      const userId = await this.#deps.tokens.findUserId(token, digest)
       const user = userId === null ? null : await this.#deps.provider.findById(userId)
       if (user) {
         this.#loginToken = token
-        this.#bindSession(token)
+        this.#bindSessionHash(digest)
         return user
       }
       this.ctx.response.clearCookie(AUTH_COOKIE)

@@ -50,10 +50,12 @@ export class LoginTokenRepository {
   /**
    * The user id a token logs in, or null (unknown, revoked, past its lifetime, or idle for longer
    * than the idle timeout). A login in use has its `last_used_at` moved on at most once a minute.
+   * `digest`: the token's SHA-256 when the caller already has it (the web guard binds the session
+   * to it too), so a request hashes its token once.
    */
-  async findUserId(token: string): Promise<unknown | null> {
+  async findUserId(token: string, digest?: string): Promise<unknown | null> {
     if (typeof token !== 'string' || token.length < 20 || token.length > 200) return null
-    const digest = sha256Hex(token)
+    digest ??= sha256Hex(token)
     const row = await getDatabase().prepared().findBy(this.#options.table, 'token_hash', digest)
     if (!row) return null
     const now = Date.now()
@@ -63,7 +65,7 @@ export class LoginTokenRepository {
     const expired = created === null || (lifetime !== null && now - created > lifetime * 60_000)
     const idle = idleTimeout !== null && (lastUsed === null || now - lastUsed > idleTimeout * 60_000)
     if (expired || idle) {
-      await this.revoke(token)
+      await this.#db()(this.#options.table).where('token_hash', digest).delete()
       return null
     }
     const touchEvery = idleTimeout === null ? TOUCH_EVERY_MS : Math.min(TOUCH_EVERY_MS, (idleTimeout * 60_000) / 4)
