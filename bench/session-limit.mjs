@@ -37,7 +37,7 @@ try {
   await registerUser(setup.url)
   await setup.stop()
   copyUsers(join(app.dir, 'storage/database.sqlite'), usersDb)
-  const trowel = await app.serve({ name: 'Trowel', env: profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(app.dir, 'profiles')}` } : {} })
+  const trowel = profile ? await profiled(app) : await app.serve({ name: 'Trowel' })
   servers.push(trowel)
   const port = await freePort()
   const limit = await startServer({
@@ -82,4 +82,17 @@ try {
   for (const s of servers) await s.stop()
   if (!keep) app.cleanup()
   rmSync(usersDb, { force: true })
+}
+
+/** `node --cpu-prof craft serve` in the app's folder (node refuses --cpu-prof in NODE_OPTIONS). */
+async function profiled(app) {
+  const port = await freePort()
+  const server = await startServer({
+    name: 'Trowel',
+    args: ['--cpu-prof', `--cpu-prof-dir=${join(app.dir, 'profiles')}`, 'craft', 'serve', '--host', '127.0.0.1', '--port', String(port)],
+    cwd: app.dir,
+    readyUrl: `http://127.0.0.1:${port}/bench/json`,
+  })
+  server.url = `http://127.0.0.1:${port}`
+  return server
 }

@@ -56,7 +56,9 @@ export class LoginTokenRepository {
   async findUserId(token: string, digest?: string): Promise<unknown | null> {
     if (typeof token !== 'string' || token.length < 20 || token.length > 200) return null
     digest ??= sha256Hex(token)
-    const row = await getDatabase().prepared().findBy(this.#options.table, 'token_hash', digest)
+    // `lookup`, not `findBy`: on SQLite the row is at hand, with no promise to wrap and await.
+    const found = getDatabase().prepared().lookup(this.#options.table, 'token_hash', digest)
+    const row = found instanceof Promise ? await found : found
     if (!row) return null
     const now = Date.now()
     const created = epochMs(row.created_at)
