@@ -44,6 +44,9 @@ import { AUTH_COOKIE, REMEMBER_COOKIE, type WebGuardDependencies } from './types
 import type { DeviceRevocations } from '../../inventory/device-cookies.js'
 import { AMR_SESSION_KEY, MFA_INTENDED, SECOND_FACTOR_AT } from '../../two-factor/amr.js'
 import { NEW_CODES_KEY, TOTP_PENDING_KEY } from '../../two-factor/pending-secret.js'
+import { ModelUserProvider, type AuthModel } from '../../user-providers/model-user-provider.js'
+import { Model } from '../../../database/model.js'
+import { UNAVAILABLE } from '../../../database/prepared-lookup.js'
 
 /** The known-device cookie: `<random device id>.<base64url of the account's primary key>.<issued at, epoch seconds>`, signed. */
 export const DEVICE_COOKIE = 'trowel_device'
@@ -119,8 +122,11 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     if (token) {
       // Hashed once: the look-up and the session binding use the same digest.
       const digest = sha256Hex(token)
-      const userId = await this.#deps.tokens.findUserId(token, digest)
-      const user = userId === null ? null : await this.#deps.provider.findById(userId)
+      let user: User | null | undefined = this.#joinedUser(token, digest)
+      if (user === undefined) {
+        const userId = await this.#deps.tokens.findUserId(token, digest)
+        user = userId === null ? null : await this.#deps.provider.findById(userId)
+      }
       if (user) {
         this.#loginToken = token
         this.#bindSessionHash(digest)
@@ -132,6 +138,21 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     const restored = await this.#restore()
     if (restored) return restored
     throw this.unauthenticated()
+  }
+
+  /**
+   * The login and its user in one read (`LoginTokenRepository.findWithUserNow`) when the users
+   * are a model read by primary key as `Model.find` reads them (no `find`/`findBy` of its own,
+   * the default connection); undefined when that cannot answer: the caller reads them one by one.
+   */
+  #joinedUser(token: string, digest: string): User | undefined {
+    const { provider, tokens } = this.#deps
+    if (!(provider instanceof ModelUserProvider) || typeof tokens.findWithUserNow !== 'function') return undefined
+    if (token.length < 20 || token.length > 200) return undefined
+    const model = provider.model as AuthModel & { connection?: string; find: unknown; findBy?: unknown }
+    if (model.connection !== undefined || model.find !== Model.find || model.findBy !== Model.findBy) return undefined
+    const found = tokens.findWithUserNow(digest, { table: model.getTable(), primaryKey: model.getPrimaryKey() })
+    return found === UNAVAILABLE ? undefined : (model.hydrate(found.user) as User)
   }
 
   /**
