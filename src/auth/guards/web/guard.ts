@@ -3,7 +3,8 @@
  * The `web` guard: logins held by a cookie. The cookie (`trowel_auth`, signed with APP_KEY,
  * HttpOnly, SameSite=Lax, Secure over HTTPS, no Max-Age) holds an opaque random token; the
  * database holds only its SHA-256, one row per device. A request is authenticated by two
- * look-ups on unique keys: the login by token hash, then the user by primary key. Login
+ * look-ups on unique keys: the login by token hash, then the user by primary key (on SQLite one
+ * statement joining the two, see `#joinedUser`). Login
  * regenerates the session (new id, new CSRF token); logout deletes this device's row, clears the
  * cookie and invalidates the session, so a replayed old cookie is logged out.
  *
