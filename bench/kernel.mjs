@@ -11,7 +11,7 @@
 // the `web` stack of an app with the seed's web auth (session, CSRF, InitializeAuthMiddleware),
 // requested without a cookie (issue 21's `GET /hello`: target >= 0.85 × raw).
 import { join } from 'node:path'
-import { ROOT, compare, freePort, machine, requireBuild, settings, startServer, table, fmtInt, fmtMs, fmtRatio, writeResultsSection, commandLine, loadAverage } from './lib/common.mjs'
+import { ROOT, compare, pairedRatio, freePort, machine, requireBuild, settings, startServer, table, fmtInt, fmtMs, fmtRatio, writeResultsSection, commandLine, loadAverage } from './lib/common.mjs'
 import { createTrowelApp } from './lib/trowel-app.mjs'
 
 requireBuild()
@@ -49,17 +49,22 @@ try {
   const base = results.get('node:http')
   const rows = [...results].map(([name, r]) => [
     name, fmtInt(r.rps), fmtMs(r.p50), fmtMs(r.p99), r.rounds.map(fmtInt).join(' / '), fmtRatio(r.rps / base.rps),
-    fmtInt(r.perCpu), fmtRatio(r.perCpu / base.perCpu), r.bad ? String(r.bad) : '0',
+    r.cpuShare === null ? 'n/a' : String(Math.round(r.cpuShare * 100)), fmtInt(r.perCpu), fmtRatio(pairedRatio(r, base)), r.bad ? String(r.bad) : '0',
   ])
-  const tableText = table(['GET JSON route', 'req/s (median)', 'p50 ms', 'p99 ms', 'rounds req/s', 'ratio', 'req per CPU-s', 'ratio per CPU-s', 'failed'], rows)
+  const tableText = table(['GET JSON route', 'req/s (median)', 'p50 ms', 'p99 ms', 'rounds req/s', 'ratio', 'server CPU %', 'req per CPU-s', 'per CPU-s ÷ node:http (paired rounds)', 'failed'], rows)
   console.log('\n' + tableText)
   const t = results.get('Trowel kernel')
   const ratio = t.rps / base.rps
   const w = results.get('Trowel, web stack + web auth, no cookie')
   const webRatio = w.rps / base.rps
+  const webPaired = pairedRatio(w, base)
+  // Below ~90 % busy the load generator, not the server, set the pace: req/s ratios then measure
+  // autocannon, and per-CPU-s ratios are diluted by the per-wake-up cost both servers pay.
+  const busiest = Math.min(...[...results.values()].map((r) => r.cpuShare ?? 0))
   const verdict = [
-    `Trowel kernel / node:http = ${fmtRatio(ratio)} in req/s (target ≥ 0.85: ${ratio >= 0.85 ? 'met' : '**missed**'}); ${fmtRatio(t.perCpu / base.perCpu)} per server CPU-second.`,
-    `Web stack + web auth, no cookie / node:http = ${fmtRatio(webRatio)} in req/s; ${fmtRatio(w.perCpu / base.perCpu)} per server CPU-second (target ≥ 0.85: ${w.perCpu / base.perCpu >= 0.85 ? 'met' : '**missed**'} per CPU-second).`,
+    `Trowel kernel / node:http = ${fmtRatio(ratio)} in req/s (target ≥ 0.85: ${ratio >= 0.85 ? 'met' : '**missed**'}); ${fmtRatio(pairedRatio(t, base))} per server CPU-second (paired rounds).`,
+    `Web stack + web auth, no cookie / node:http = ${fmtRatio(webRatio)} in req/s; ${fmtRatio(webPaired)} per server CPU-second, paired rounds (target ≥ 0.85: ${webPaired >= 0.85 ? 'met' : '**missed**'} per CPU-second).`,
+    ...(busiest < 0.9 ? [`Not at the limit: a server was only ${Math.round(busiest * 100)} % busy, so autocannon set the pace; read these ratios as upper bounds (bench/README.md).`] : []),
   ].join('\n')
   console.log('\n' + verdict)
   writeResultsSection('kernel', [

@@ -155,8 +155,8 @@ export function cleanEnv() {
  * runner's event loop). Bounded: `duration` seconds, plus a hard kill after duration + 30 s.
  * Returns { rps, p50, p99, total, errors, timeouts, non2xx, statusCodes }.
  */
-export function load({ url, duration = 10, connections = 50, method = 'GET', headers = {}, body, timeout = 10, expectStatus = 200, pid }) {
-  const options = { url, duration, connections, method, headers, body, timeout, expectStatus }
+export function load({ url, duration = 10, connections = 50, method = 'GET', headers = {}, body, timeout = 10, expectStatus = 200, pid, pipelining = 1 }) {
+  const options = { url, duration, connections, method, headers, body, timeout, expectStatus, pipelining }
   const cpuBefore = pid ? cpuSeconds(pid) : null
   const [cmd, argv] = pinned(LOAD_CORE, [LOAD_WORKER, JSON.stringify(options)])
   return new Promise((resolve, reject) => {
@@ -262,9 +262,12 @@ export function requireBuild() {
   }
 }
 
-/** `--rounds N --duration S --warmup S --connections N` (or BENCH_ROUNDS, ...), with defaults. */
+/**
+ * `--rounds N --duration S --warmup S --connections N --pipelining N` (or BENCH_ROUNDS, ...), with
+ * defaults. `--pipelining` > 1 lets one autocannon core keep a fast server busy (see bench/README.md).
+ */
 export function settings(defaults = {}) {
-  const d = { rounds: 3, duration: 10, warmup: 5, connections: 50, ...defaults }
+  const d = { rounds: 3, duration: 10, warmup: 5, connections: 50, pipelining: 1, ...defaults }
   const argv = process.argv.slice(2)
   const out = {}
   for (const key of Object.keys(d)) {
@@ -277,6 +280,7 @@ export function settings(defaults = {}) {
   out.rounds = Math.max(1, Math.round(out.rounds))
   out.duration = Math.max(1, out.duration)
   out.connections = Math.max(1, Math.round(out.connections))
+  out.pipelining = Math.max(1, Math.round(out.pipelining))
   return out
 }
 
@@ -286,10 +290,10 @@ export function settings(defaults = {}) {
  * headers?, body?, connections?, timeout?, prepare?() } (`prepare` may return extra headers,
  * e.g. a fresh session cookie). Returns Map name → { rps, p50, p99, rounds, bad }.
  */
-export async function compare(cases, { rounds, duration, warmup, connections }, log = console.log) {
+export async function compare(cases, { rounds, duration, warmup, connections, pipelining = 1 }, log = console.log) {
   const options = async (c, seconds) => {
     const extra = c.prepare ? await c.prepare() : {}
-    return { url: c.url, method: c.method, body: c.body, headers: { ...c.headers, ...extra }, connections: c.connections ?? connections, timeout: c.timeout ?? 10, duration: seconds, pid: c.pid }
+    return { url: c.url, method: c.method, body: c.body, headers: { ...c.headers, ...extra }, connections: c.connections ?? connections, timeout: c.timeout ?? 10, duration: seconds, pid: c.pid, pipelining: c.pipelining ?? pipelining }
   }
   if (warmup > 0) {
     for (const c of cases) {

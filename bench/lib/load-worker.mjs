@@ -11,6 +11,7 @@ const result = await autocannon({
   headers: o.headers,
   body: o.body,
   timeout: o.timeout,
+  pipelining: o.pipelining ?? 1,
 })
 const codes = {}
 for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) codes[code] = count

@@ -9,7 +9,11 @@
 // core 1; systems alternate over the rounds; the median round is reported. Endpoints, the same
 // JSON everywhere:
 //   JWT      GET /api/me     Bearer HS512 token (one token, one secret for all), the user from SQLite
-//   session  GET /home       cookie login, server-side session, the user from SQLite
+//   session  GET /home       cookie login, server-side session, the user from SQLite. Trowel:
+//                            logged in through POST /login on the generated app's defaults,
+//                            GET /bench/home (`auth` in the `web` stack) answering the user; the
+//                            limit: bench/servers/trowel-session.mjs, the same work on the same
+//                            cookies and database (one fresh login per round for both)
 //   login    POST /api/auth  password check (Trowel and raw: argon2id m=19456,t=2,p=1; the peers:
 //                            bcrypt cost 12) + a new token
 // Then: Trowel's JWT route alone and while logins run; `craft serve` time to the first 200; RSS.
@@ -19,7 +23,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import {
-  ROOT, compare, freePort, load, machine, requireBuild, settings, startServer, table, waitFor, pinned, sleep, median, loadAverage,
+  ROOT, compare, freePort, load, machine, requireBuild, settings, startServer, table, waitFor, pinned, sleep, median, loadAverage, pairedRatio,
   fmtInt, fmtMs, fmtRatio, fmtMb, writeResultsSection, commandLine, SERVER_CORE,
 } from '../lib/common.mjs'
 import { createTrowelApp, registerUser, apiToken, webLogin, BENCH_USER } from '../lib/trowel-app.mjs'
@@ -39,6 +43,7 @@ log(`${opts.rounds} rounds × ${opts.duration} s after a ${opts.warmup} s warm-u
 
 const { default: bcrypt } = await import(join(PEERS, 'node_modules/bcrypt/bcrypt.js'))
 
+const LIMIT = 'node:http (limit)'
 const PEER_SERVERS = [
   { name: 'Fastify', file: 'fastify.mjs', packages: ['fastify', '@fastify/jwt', '@fastify/session', '@fastify/cookie'] },
   { name: 'Hono', file: 'hono.mjs', packages: ['hono', '@hono/node-server'] },
@@ -65,14 +70,14 @@ try {
 
   const trowel = await app.serve({ name: 'Trowel' })
   servers.set('Trowel', trowel)
-  const start = async (name, file, usersDb) => {
+  const start = async (name, file, usersDb, extraEnv = {}) => {
     const port = await freePort()
     try {
       const s = await startServer({
         name,
         args: [file],
         cwd: PEERS,
-        env: { PORT: String(port), JWT_SECRET: secret, USERS_DB: usersDb, SESSION_SECRET: sessionSecret, NODE_ENV: 'production' },
+        env: { PORT: String(port), JWT_SECRET: secret, USERS_DB: usersDb, SESSION_SECRET: sessionSecret, NODE_ENV: 'production', ...extraEnv },
         readyUrl: `http://127.0.0.1:${port}/bench/json`,
       })
       s.url = `http://127.0.0.1:${port}`
@@ -83,17 +88,18 @@ try {
     }
   }
   for (const p of PEER_SERVERS) await start(p.name, join(PEERS, 'servers', p.file), peersDb)
-  await start('node:http (limit)', join(ROOT, 'bench/servers/raw.mjs'), rawDb)
+  // The limit reads the app's own database and APP_KEY: it accepts the cookies a Trowel login sets.
+  await start(LIMIT, join(ROOT, 'bench/servers/raw.mjs'), rawDb, { APP_KEY: app.env().APP_KEY, TROWEL_DB: trowelDb })
   // Idle: every server at least 15 s after start with no traffic (V8 shrinks its young
   // generation some seconds after start-up, unevenly; 1 s after start Trowel shows 90-110 MB).
   await sleep(15_000)
   const idle = new Map([...servers].map(([n, s]) => [n, s.rssMb()]))
 
   // The same token and the same JSON everywhere.
-  const sessionPath = (name) => (name === 'Trowel' ? '/bench/home' : '/home')
+  const sessionPath = (name) => (name === 'Trowel' || name === LIMIT ? '/bench/home' : '/home')
   const sessionCookie = async (name) => {
     const s = servers.get(name)
-    if (name === 'Trowel') return webLogin(s.url)
+    if (name === 'Trowel' || name === LIMIT) return webLogin(trowel.url)
     const r = await fetch(s.url + '/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: BENCH_USER.email, password: BENCH_USER.password }) })
     if (r.status !== 200) throw new Error(`${name} POST /login answered ${r.status}`)
     await r.arrayBuffer()
@@ -130,7 +136,7 @@ try {
     afterLoad.set(n, s.rssMb())
     log(`  ${n}: idle ${fmtMb(idle.get(n))} MB, 1 s after the load ${fmtMb(afterLoad.get(n))} MB`)
   }
-  log('\nSession: GET /home (Trowel: GET /bench/home, `auth` middleware in the `web` stack)')
+  log('\nSession: GET /home (Trowel and its limit: GET /bench/home with a cookie from POST /login, `auth` in the `web` stack)')
   const session = await compare(
     names.map((n) => ({ name: n, url: servers.get(n).url + sessionPath(n), pid: servers.get(n).pid, prepare: async () => ({ cookie: await sessionCookie(n) }) })),
     opts,
@@ -180,11 +186,13 @@ try {
 function render({ jwt, session, login, idle, afterLoad, peak, alone, during, logins, startup, names }) {
   const endpointTable = (title, results) => {
     const t = results.get('Trowel')
+    const limit = results.get(LIMIT)
     const rows = names.filter((n) => results.has(n)).map((n) => {
       const r = results.get(n)
-      return [n, fmtInt(r.rps), fmtMs(r.p50), fmtMs(r.p99), fmtInt(r.perCpu), n === 'Trowel' ? '1.00' : fmtRatio(r.rps / t.rps), String(r.bad)]
+      const share = r.cpuShare === null ? 'n/a' : `${Math.round(r.cpuShare * 100)}`
+      return [n, fmtInt(r.rps), fmtMs(r.p50), fmtMs(r.p99), share, fmtInt(r.perCpu), n === 'Trowel' ? '1.00' : fmtRatio(r.rps / t.rps), limit ? fmtRatio(pairedRatio(r, limit)) : 'n/a', String(r.bad)]
     })
-    return `**${title}**\n\n` + table(['System', 'req/s', 'p50 ms', 'p99 ms', 'req per CPU-s', 'ratio to Trowel', 'failed'], rows)
+    return `**${title}**\n\n` + table(['System', 'req/s', 'p50 ms', 'p99 ms', 'server CPU %', 'req per CPU-s', 'ratio to Trowel', 'per CPU-s ÷ limit (paired rounds)', 'failed'], rows)
   }
   const mem = table(
     ['System', 'idle RSS MB', 'RSS 1 s after a 10 s load MB', 'peak RSS MB', 'versions'],
@@ -196,6 +204,8 @@ function render({ jwt, session, login, idle, afterLoad, peak, alone, during, log
   const jwtVsFastify = ratio(tr(jwt), jwt.get('Fastify')?.rps)
   const jwtVsRaw = ratio(tr(jwt), jwt.get('node:http (limit)')?.rps)
   const sessVsExpress = ratio(tr(session), session.get('Express')?.rps)
+  const sessVsLimit = session.has(LIMIT) ? pairedRatio(session.get('Trowel'), session.get(LIMIT)) : null
+  const sessAhead = ['Fastify', 'Hono'].every((n) => session.has(n) && pairedRatio(session.get('Trowel'), session.get(n)) > 1)
   const loginVsExpress = ratio(tr(login), login.get('Express')?.rps)
   const idleTrowel = idle.get('Trowel')
   const afterTrowel = afterLoad.get('Trowel')
@@ -208,6 +218,8 @@ function render({ jwt, session, login, idle, afterLoad, peak, alone, during, log
       ['JWT route ≥ 1.3× Fastify + @fastify/jwt', `${fmtRatio(jwtVsFastify)}×`, verdict(jwtVsFastify, 1.3)],
       ['JWT route ≥ 0.8× raw node:http + fast-jwt', `${fmtRatio(jwtVsRaw)}×`, verdict(jwtVsRaw, 0.8)],
       ['Session route ≥ 2× Express + express-session', `${fmtRatio(sessVsExpress)}×`, verdict(sessVsExpress, 2)],
+      ['Session route ≥ 0.85× its limit (same work, per CPU-s, paired rounds)', `${fmtRatio(sessVsLimit)}×`, verdict(sessVsLimit, 0.85)],
+      ['Session route ahead of Fastify and Hono (per CPU-s, paired rounds)', sessAhead ? 'yes' : 'no', sessAhead ? 'met' : '**missed**'],
       ['Login ≥ 4× the bcrypt-12 peer (Express + passport-local)', `${fmtRatio(loginVsExpress)}×`, verdict(loginVsExpress, 4)],
       ['Idle RSS ≤ 80 MB', `${fmtMb(idleTrowel)} MB`, verdict(idleTrowel, 80, false)],
       ['RSS 1 s after a 10 s load ≤ Fastify\'s (issue 21)', `${fmtMb(afterTrowel)} MB (Fastify ${fmtMb(afterFastify)} MB)`, afterFastify === null ? 'n/a' : verdict(afterTrowel, afterFastify, false)],
@@ -230,7 +242,7 @@ function render({ jwt, session, login, idle, afterLoad, peak, alone, during, log
     '',
     endpointTable('JWT — GET /api/me (HS512 Bearer token, user read from SQLite)', jwt),
     '',
-    endpointTable('Session — GET /home equivalent (cookie login, server-side session, user from SQLite)', session),
+    endpointTable('Session — GET /home equivalent (cookie login, server-side session, user from SQLite; Trowel: POST /login on the generated defaults, GET /bench/home; the limit: the same cookies, decryption, checks and two reads on node:http)', session),
     '',
     endpointTable('Login — POST /api/auth (Trowel and node:http: argon2id m=19456,t=2,p=1; peers: bcrypt cost 12)', login),
     '',

@@ -8,12 +8,15 @@
 //                         digest stored; {"data": token}
 //   POST /login           argon2id check, a server-side session (in memory) in an HMAC-signed cookie
 //   GET  /home            the session's user, {"data": user}
-// Environment: PORT, JWT_SECRET, USERS_DB, SESSION_SECRET. Listens on 127.0.0.1 only.
+//   GET  /bench/home      with APP_KEY and TROWEL_DB: Trowel's logged-in web request doing the
+//                         same work on the same cookies and database (trowel-session.mjs)
+// Environment: PORT, JWT_SECRET, USERS_DB, SESSION_SECRET, APP_KEY, TROWEL_DB. Listens on 127.0.0.1 only.
 import { createServer } from 'node:http'
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { createSigner, createVerifier } from 'fast-jwt'
 import { verify as argon2Verify } from '@node-rs/argon2'
 import { openUsers } from './users.mjs'
+import { trowelSession } from './trowel-session.mjs'
 
 // /bench/json needs neither a secret nor a user store (the kernel benchmark starts it without).
 const secret = process.env.JWT_SECRET ?? randomBytes(64).toString('base64url')
@@ -22,6 +25,7 @@ const users = process.env.USERS_DB ? openUsers(process.env.USERS_DB) : null
 const verifyJwt = createVerifier({ key: secret, algorithms: ['HS512'], cache: 1000 })
 const signJwt = createSigner({ key: secret, algorithm: 'HS512' })
 const sessions = new Map()
+const trowelHome = users && process.env.APP_KEY && process.env.TROWEL_DB ? trowelSession(process.env.APP_KEY, process.env.TROWEL_DB, users.toJson) : null
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff' }
 
@@ -113,6 +117,11 @@ async function handle(req, res) {
     const sid = randomBytes(24).toString('base64url')
     sessions.set(sid, { userId: row.id })
     return send(res, 200, { ok: true }, { 'set-cookie': `sid=${sid}.${sign(sid)}; Path=/; HttpOnly; SameSite=Lax` })
+  }
+  if (req.method === 'GET' && url === '/bench/home' && trowelHome) {
+    const r = trowelHome(req.headers.cookie)
+    if (r.status !== 200) return send(res, 401, { message: 'Unauthenticated.' })
+    return send(res, 200, r.body, r.setCookie ? { 'set-cookie': r.setCookie } : undefined)
   }
   if (req.method === 'GET' && url === '/home') {
     const session = sessionUser(req)

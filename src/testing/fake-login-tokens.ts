@@ -4,6 +4,8 @@
  */
 export class FakeLoginTokens {
   readonly rows = new Map<string, unknown>()
+  /** The digest each `findUserId` call was given (undefined: the caller left the hashing to it). */
+  readonly digests: (string | undefined)[] = []
 
   async create(userId: unknown): Promise<string> {
     const token = `login-token-${this.rows.size}-${'x'.repeat(20)}`
@@ -11,7 +13,8 @@ export class FakeLoginTokens {
     return token
   }
 
-  async findUserId(token: string): Promise<unknown | null> {
+  async findUserId(token: string, digest?: string): Promise<unknown | null> {
+    this.digests.push(digest)
     return this.rows.get(token) ?? null
   }
 

@@ -14,6 +14,7 @@ import type { LoginTokenRepository } from './login-token-repository.js'
 import { WebGuard } from './guard.js'
 import { AUTH_COOKIE } from './types.js'
 import { FakeLoginTokens } from '../../../testing/fake-login-tokens.js'
+import { sha256Hex } from '../../tokens/index.js'
 
 const KEY = 'k'.repeat(40)
 
@@ -67,6 +68,14 @@ describe('WebGuard', () => {
       assert.equal(g.user?.id, 1)
       assert.equal(g.isAuthenticated, true)
       assert.equal(provider.lookups.byId, 1)
+    })
+
+    it('hashes the login token once: the look-up is given the digest the session is bound to', async () => {
+      const token = await tokens.create(1)
+      const g = guard(cookieHeader(token))
+      await g.authenticate()
+      assert.deepEqual(tokens.digests, [sha256Hex(token)])
+      assert.equal(g.loginTokenHash, sha256Hex(token))
     })
 
     it('runs once per request: a second call makes no look-up', async () => {

@@ -3,7 +3,8 @@
  * The `web` guard: logins held by a cookie. The cookie (`trowel_auth`, signed with APP_KEY,
  * HttpOnly, SameSite=Lax, Secure over HTTPS, no Max-Age) holds an opaque random token; the
  * database holds only its SHA-256, one row per device. A request is authenticated by two
- * look-ups on unique keys: the login by token hash, then the user by primary key. Login
+ * look-ups on unique keys: the login by token hash, then the user by primary key (on SQLite one
+ * statement joining the two, see `#joinedUser`). Login
  * regenerates the session (new id, new CSRF token); logout deletes this device's row, clears the
  * cookie and invalidates the session, so a replayed old cookie is logged out.
  *
@@ -47,6 +48,9 @@ import type { DeviceRevocations } from '../../inventory/device-cookies.js'
 import { AMR_SESSION_KEY, MFA_INTENDED, SECOND_FACTOR_AT, sessionAmr } from '../../login/amr.js'
 import { NEW_CODES_KEY, TOTP_PENDING_KEY } from '../../two-factor/pending-secret.js'
 import { finishRestoredLogin } from '../../login/flow.js'
+import { ModelUserProvider, type AuthModel } from '../../user-providers/model-user-provider.js'
+import { Model } from '../../../database/model.js'
+import { UNAVAILABLE } from '../../../database/prepared-lookup.js'
 
 /** The known-device cookie: `<random device id>.<base64url of the account's primary key>.<issued at, epoch seconds>`, signed. */
 export const DEVICE_COOKIE = 'trowel_device'
@@ -142,11 +146,16 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
   protected async resolve(): Promise<User> {
     const token = this.ctx.request.cookie(AUTH_COOKIE)
     if (token) {
-      const userId = await this.#deps.tokens.findUserId(token)
-      const user = userId === null ? null : await this.#deps.provider.findById(userId)
+      // Hashed once: the look-up and the session binding use the same digest.
+      const digest = sha256Hex(token)
+      let user: User | null | undefined = this.#joinedUser(token, digest)
+      if (user === undefined) {
+        const userId = await this.#deps.tokens.findUserId(token, digest)
+        user = userId === null ? null : await this.#deps.provider.findById(userId)
+      }
       if (user) {
         this.#loginToken = token
-        this.#bindSession(token)
+        this.#bindSessionHash(digest)
         return user
       }
       this.ctx.response.clearCookie(AUTH_COOKIE)
@@ -155,6 +164,21 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     const restored = await this.#restore()
     if (restored) return restored
     throw this.unauthenticated()
+  }
+
+  /**
+   * The login and its user in one read (`LoginTokenRepository.findWithUserNow`) when the users
+   * are a model read by primary key as `Model.find` reads them (no `find`/`findBy` of its own,
+   * the default connection); undefined when that cannot answer: the caller reads them one by one.
+   */
+  #joinedUser(token: string, digest: string): User | undefined {
+    const { provider, tokens } = this.#deps
+    if (!(provider instanceof ModelUserProvider) || typeof tokens.findWithUserNow !== 'function') return undefined
+    if (token.length < 20 || token.length > 200) return undefined
+    const model = provider.model as AuthModel & { connection?: string; find: unknown; findBy?: unknown }
+    if (model.connection !== undefined || model.find !== Model.find || model.findBy !== Model.findBy) return undefined
+    const found = tokens.findWithUserNow(digest, { table: model.getTable(), primaryKey: model.getPrimaryKey() })
+    return found === UNAVAILABLE ? undefined : (model.hydrate(found.user) as User)
   }
 
   /**
