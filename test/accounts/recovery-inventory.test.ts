@@ -8,14 +8,12 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Knex } from 'knex'
-import { Secret, TOTP } from 'otpauth'
-import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
+import type { Server } from '../helpers/app-harness.js'
 import { Client, type HttpResult } from '../helpers/http-client.js'
-import { applyApiSteps, applyAuthSteps } from '../helpers/seed-steps.js'
-import { budgetsOff } from '../helpers/auth-config.js'
-import { startSmtpPeer, mailText, type SmtpPeer, type ReceivedMail } from '../helpers/smtp-peer.js'
-import { PASSWORD, appDb } from '../helpers/security-kit.js'
-import { ORIGIN, SoftAuthenticator } from '../helpers/soft-authenticator.js'
+import { mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
+import { PASSWORD } from '../helpers/security-kit.js'
+import { SoftAuthenticator } from '../helpers/soft-authenticator.js'
+import { linkIn, startAccountApp, subjectOf, totpCode, type AccountApp } from '../helpers/account-app.js'
 
 const EMAIL = 'inventory-owner@example.test'
 const INTRUDER_INBOX = 'inventory-intruder@example.test'
@@ -42,52 +40,31 @@ interface Probe {
 }
 
 describe('recovery ends every kind of the inventory', () => {
-  let app: TestApp
+  let t: AccountApp
   let server: Server
   let smtp: SmtpPeer
   let db: Knex
   let kinds: string[] = []
 
   before(async () => {
-    smtp = await startSmtpPeer()
-    app = await newApp({ env: { MAIL_DRIVER: 'smtp', MAIL_HOST: '127.0.0.1', MAIL_PORT: String(smtp.port), APP_URL: ORIGIN } })
-    applyAuthSteps(app)
-    applyApiSteps(app, { apiRoutes: API_ROUTES })
-    budgetsOff(app)
-    // Sign-in by e-mail on too: its links and codes are a kind of their own.
-    app.edit('config/auth.ts', (t) => t.replace("'two_factor', 'passkeys'],", "'two_factor', 'passkeys', 'email_login'],"))
-    // The test reads the kinds of the running app.
-    app.edit('routes/web.ts', (t) =>
-      t.replace('export const ROUTES = [', "export const ROUTES = [\n  Route.get('/test/inventory-kinds', (ctx) => ({ kinds: ctx.auth.manager.inventory.kinds().map((k) => k.name) })),"),
-    )
-    if (!/import \{[^}]*\bRoute\b/.test(app.read('routes/web.ts'))) app.edit('routes/web.ts', (t) => `import { Route } from 'trowel'\n${t}`)
-    migrate(app)
-    server = await app.serve()
-    db = appDb(app)
+    t = await startAccountApp({
+      smtp: true,
+      api: { apiRoutes: API_ROUTES },
+      // The test reads the kinds of the running app.
+      routes: "  Route.get('/test/inventory-kinds', (ctx) => ({ kinds: ctx.auth.manager.inventory.kinds().map((k) => k.name) })),",
+      // Sign-in by e-mail on too: its links and codes are a kind of their own.
+      edit: (app) => app.edit('config/auth.ts', (text) => text.replace("'two_factor', 'passkeys'],", "'two_factor', 'passkeys', 'email_login'],")),
+    })
+    ;({ server, db } = t)
+    smtp = t.smtp!
   })
   after(async () => {
     if (process.env.DUMP_SERVER) (await import('node:fs')).writeFileSync(process.env.DUMP_SERVER, server?.output() ?? '')
-    await db?.destroy()
-    await app?.cleanup()
-    await smtp?.close()
+    await t?.close()
   })
 
-  const subjectOf = (m: ReceivedMail) => /^Subject: (.*)$/m.exec(m.raw)?.[1]?.trim() ?? ''
-  const mailsTo = (to: string, subject?: string) => smtp.messages.filter((m) => m.to.includes(to) && (subject === undefined || subjectOf(m) === subject))
-  async function waitForMails(to: string, subject: string, count = 1): Promise<ReceivedMail[]> {
-    const deadline = Date.now() + 10_000
-    for (;;) {
-      const found = mailsTo(to, subject)
-      if (found.length >= count) return found
-      if (Date.now() > deadline) throw new Error(`expected ${count} "${subject}" mail(s) to ${to}; got: ${mailsTo(to).map(subjectOf).join(' | ')}`)
-      await sleep(50)
-    }
-  }
-  function linkIn(mail: ReceivedMail, pattern: RegExp): string {
-    const token = pattern.exec(mailText(mail.raw))?.[1]
-    assert.ok(token, `no link in: ${mailText(mail.raw)}`)
-    return token
-  }
+  const mailsTo = (to: string, subject: string) => smtp.messages.filter((m) => m.to.includes(to) && subjectOf(m) === subject)
+  const waitForMails = (to: string, subject: string, count = 1) => t.waitForMails(to, subject, count)
   async function postJson(client: Client, path: string, body: unknown, page: string): Promise<HttpResult> {
     await client.get(page)
     return client.postJson(path, body, { ...JSON_HEADERS, 'x-csrf-token': client.csrf() })
@@ -243,7 +220,7 @@ describe('recovery ends every kind of the inventory', () => {
           const page = await intruder.get('/account/two-factor')
           assert.equal(page.status, 200, `two-factor page: ${page.status} ${page.location ?? ''}`)
           const secret = /<code class="secret"[^>]*>([A-Z2-7 ]+)<\/code>/.exec(page.text)![1]!.replaceAll(' ', '')
-          const r = await intruder.post('/account/two-factor', { __token: intruder.csrf(), code: new TOTP({ secret: Secret.fromBase32(secret) }).generate() })
+          const r = await intruder.post('/account/two-factor', { __token: intruder.csrf(), code: totpCode(secret) })
           const shown = r.location ? await intruder.get(r.location) : r
           const codes = [...shown.text.matchAll(CODE_LIST)].map((m) => m[1]!)
           assert.ok(codes.length > 0, 'recovery codes shown')
