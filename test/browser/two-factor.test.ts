@@ -12,7 +12,7 @@ import { Secret, TOTP } from 'otpauth'
 import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
 import { applyAuthSteps } from '../helpers/seed-steps.js'
 import { appDb } from '../helpers/security-kit.js'
-import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser } from '../helpers/browser.js'
+import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser, registerIn } from '../helpers/browser.js'
 
 const skip = browserSkipReason()
 const EMAIL = 'mary@example.com'
@@ -59,13 +59,7 @@ describe('two-factor page in chromium', { skip }, () => {
   }
 
   test('set up, recovery codes, and the page when on', async () => {
-    await page.goto(server.url + '/register')
-    await page.getByLabel('Name').fill('Mary Jackson')
-    await page.getByLabel('Email').fill(EMAIL)
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
-    await page.getByLabel('Confirm password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Register' }).click()
-    await page.waitForURL('**/home')
+    await registerIn(page, server.url, { name: 'Mary Jackson', email: EMAIL, password: PASSWORD })
     // Setting up a second factor needs a verified address (the registration mail's link).
     const db = appDb(app)
     await db('users').where('email', EMAIL).update({ email_verified_at: new Date() })
