@@ -18,7 +18,7 @@ import type { Knex } from 'knex'
 import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
 import { applyAuthSteps } from '../helpers/seed-steps.js'
 import { appDb } from '../helpers/security-kit.js'
-import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser } from '../helpers/browser.js'
+import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser, registerIn } from '../helpers/browser.js'
 
 const skip = browserSkipReason()
 const NAME = 'Grace Hopper'
@@ -120,13 +120,7 @@ describe('passkeys in chromium', { skip }, () => {
   })
 
   test('add a passkey from the account pages right after registering (no second password prompt)', async () => {
-    await page.goto(base + '/register')
-    await page.getByLabel('Name').fill(NAME)
-    await page.getByLabel('Email').fill(EMAIL)
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
-    await page.getByLabel('Confirm password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Register' }).click()
-    await page.waitForURL('**/home')
+    await registerIn(page, base, { name: NAME, email: EMAIL, password: PASSWORD })
     // Adding a passkey needs a verified address (the registration mail's link).
     await db('users').where('email', EMAIL).update({ email_verified_at: new Date() })
 
