@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core'
 import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
 import { applyAuthSteps } from '../helpers/seed-steps.js'
 import { startSmtpPeer, mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
-import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser } from '../helpers/browser.js'
+import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser, registerIn } from '../helpers/browser.js'
 
 const skip = browserSkipReason()
 const EMAIL = 'grace@example.com'
@@ -62,13 +62,7 @@ describe('e-mail link pages in chromium', { skip }, () => {
   }
 
   test('an e-mail change link opened logged out: log in, back to the link, the button applies it', async () => {
-    await page.goto(server.url + '/register')
-    await page.getByLabel('Name').fill('Grace Hopper')
-    await page.getByLabel('Email').fill(EMAIL)
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
-    await page.getByLabel('Confirm password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Register' }).click()
-    await page.waitForURL('**/home')
+    await registerIn(page, server.url, { name: 'Grace Hopper', email: EMAIL, password: PASSWORD })
 
     // The verification link's page, then its button.
     await page.goto(await linkTo(EMAIL))
