@@ -15,7 +15,7 @@ import type { Page } from 'playwright-core'
 import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
 import { applyAuthSteps } from '../helpers/seed-steps.js'
 import { startSmtpPeer, mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
-import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser } from '../helpers/browser.js'
+import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser, registerIn } from '../helpers/browser.js'
 
 const skip = browserSkipReason()
 const NAME = 'Katherine Johnson'
@@ -111,13 +111,7 @@ describe('account pages in chromium', { skip }, () => {
   })
 
   test('register, then verify the address with the e-mailed link', async () => {
-    await page.goto(server.url + '/register')
-    await page.getByLabel('Name').fill(NAME)
-    await page.getByLabel('Email').fill(EMAIL)
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
-    await page.getByLabel('Confirm password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Register' }).click()
-    await page.waitForURL('**/home')
+    await registerIn(page, server.url, { name: NAME, email: EMAIL, password: PASSWORD })
     assert.equal(await currentNavItem(page), 'Home')
     const nav = page.getByRole('navigation', { name: 'Main' })
     for (const name of ['Home', 'Account']) assert.equal(await nav.getByRole('link', { name, exact: true }).count(), 1, name)
