@@ -12,10 +12,10 @@
 import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
-import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
-import { applyAuthSteps } from '../helpers/seed-steps.js'
-import { startSmtpPeer, mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
-import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser, registerIn } from '../helpers/browser.js'
+import type { Server } from '../helpers/app-harness.js'
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.js'
+import { mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
+import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, type Browser, registerIn } from '../helpers/browser.js'
 
 const skip = browserSkipReason()
 const NAME = 'Katherine Johnson'
@@ -24,7 +24,7 @@ const PASSWORD = 'orbital mechanics 1962'
 const NARROW = { width: 360, height: 740 }
 
 describe('account pages in chromium', { skip }, () => {
-  let app: TestApp
+  let t: BrowserApp
   let server: Server
   let smtp: SmtpPeer
   let browser: Browser
@@ -32,21 +32,14 @@ describe('account pages in chromium', { skip }, () => {
   let page: Page
 
   before(async () => {
-    smtp = await startSmtpPeer()
-    const port = await freePort()
-    app = await newApp({ env: { MAIL_DRIVER: 'smtp', MAIL_HOST: '127.0.0.1', MAIL_PORT: String(smtp.port), APP_URL: `http://127.0.0.1:${port}` } })
-    applyAuthSteps(app)
-    migrate(app)
-    server = await app.serve({}, ['--port', String(port)])
-    browser = await launchBrowser()
-    page = await browser.newPage('desktop')
+    t = await startBrowserApp({ smtp: true })
+    ;({ server, browser, page } = t)
+    smtp = t.smtp!
   })
 
   after(async () => {
     await second?.close()
-    await browser?.close()
-    await app?.cleanup()
-    await smtp?.close()
+    await t?.close()
   })
 
   const path = (p: Page = page) => new URL(p.url()).pathname
