@@ -8,53 +8,30 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Knex } from 'knex'
-import * as OTPAuth from 'otpauth'
-import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
+import type { Server } from '../helpers/app-harness.js'
 import { Client } from '../helpers/http-client.js'
-import { applyAuthSteps } from '../helpers/seed-steps.js'
-import { budgetsOff } from '../helpers/auth-config.js'
-import { PASSWORD, appDb } from '../helpers/security-kit.js'
+import { PASSWORD } from '../helpers/security-kit.js'
+import { startAccountApp, totpCode, type AccountApp } from '../helpers/account-app.js'
 
 const NEW_PASSWORD = 'a brand new passphrase 42'
 const LOGIN = /^\/login(\?|$)/
 
-function totp(secret: string) {
-  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
-}
-
 describe('rotation of the current login', () => {
-  let app: TestApp
+  let t: AccountApp
   let server: Server
   let db: Knex
 
   before(async () => {
-    app = await newApp({ env: { MAIL_DRIVER: 'log' } })
-    applyAuthSteps(app)
-    budgetsOff(app)
-    app.edit('routes/web.ts', (t) =>
-      t.replace('export const ROUTES = [', "export const ROUTES = [\n  Route.get('/vault', (ctx) => `vault of ${ctx.auth.user().name}`).middleware(['auth', 'mfa']),"),
-    )
-    migrate(app)
-    server = await app.serve()
-    db = appDb(app)
+    t = await startAccountApp({ routes: "  Route.get('/vault', (ctx) => `vault of ${ctx.auth.user().name}`).middleware(['auth', 'mfa'])," })
+    ;({ server, db } = t)
   })
-  after(async () => {
-    await db?.destroy()
-    await app?.cleanup()
-  })
+  after(() => t?.close())
 
-  async function register(email: string): Promise<Client> {
-    const client = new Client(server.url)
-    const r = await client.submit('/register', '/register', { name: 'Owner', email, password: PASSWORD, password_confirmation: PASSWORD })
-    assert.equal(r.location, '/home', r.text)
-    return client
-  }
+  const register = (email: string) => t.register(email, { name: 'Owner' })
 
   /** A password login with "remember me" from a new browser. */
   async function login(email: string, password = PASSWORD): Promise<Client> {
-    const client = new Client(server.url)
-    const r = await client.submit('/login', '/login', { email, password, remember: '1' })
-    assert.equal(r.location, '/home', r.text.slice(0, 500))
+    const client = await t.login(email, { password, remember: true })
     assert.ok(client.cookies.get('trowel_remember'), 'no remember cookie')
     return client
   }
@@ -96,7 +73,7 @@ describe('rotation of the current login', () => {
     assert.equal((await restarted.get('/home')).status, 200, 'the new remember-me cookie does not restore')
   }
 
-  const idOf = async (email: string) => Number((await db('users').where('email', email).first('id')).id)
+  const idOf = (email: string) => t.idOf(email)
   const snapshot = (c: Client) => ({ auth: c.cookies.get('trowel_auth')!, remember: c.cookies.get('trowel_remember')! })
 
   it('a password change replaces this browser\'s login and remember-me tokens; copies of the old ones stop working', async () => {
@@ -140,19 +117,14 @@ describe('rotation of the current login', () => {
     await db('users').where('email', email).update({ email_verified_at: new Date() })
     // Logged in before TOTP was on: a password-only login that must step up.
     const victim = await login(email)
-    await enrolling.submit('/confirm-password', '/confirm-password', { password: PASSWORD })
-    const page = await enrolling.get('/account/two-factor')
-    const secret = /aria-label="Setup key ([A-Z2-7]+)"/.exec(page.text)?.[1]
-    assert.ok(secret, 'no setup key')
-    const enabled = await enrolling.post('/account/two-factor', { __token: enrolling.csrf(), code: totp(secret).generate() }, { accept: 'application/json' })
-    assert.equal(enabled.status, 200, enabled.text)
+    const secret = await t.enrolTotp(enrolling)
 
     const copies = copyOf(victim)
     await assertCopiesWork(copies)
     const before = snapshot(victim)
     assert.equal((await victim.get('/vault')).location, '/two-factor-challenge')
     await victim.get('/two-factor-challenge')
-    const answer = await victim.post('/two-factor-challenge', { __token: victim.csrf(), code: totp(secret).generate({ timestamp: Date.now() + 30_000 }) })
+    const answer = await victim.post('/two-factor-challenge', { __token: victim.csrf(), code: totpCode(secret, 1) })
     assert.equal(answer.location, '/vault', answer.text.slice(0, 500))
     assert.equal((await victim.get('/vault')).text, 'vault of Owner')
     await assertRotated(victim, before, copies, await idOf(email))

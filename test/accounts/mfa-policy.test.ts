@@ -7,67 +7,29 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Knex } from 'knex'
-import * as OTPAuth from 'otpauth'
-import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
+import type { TestApp, Server } from '../helpers/app-harness.js'
 import { Client } from '../helpers/http-client.js'
-import { applyAuthSteps } from '../helpers/seed-steps.js'
-import { budgetsOff } from '../helpers/auth-config.js'
-import { PASSWORD, appDb } from '../helpers/security-kit.js'
-
-function totp(secret: string) {
-  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
-}
+import { PASSWORD } from '../helpers/security-kit.js'
+import { startAccountApp, totpCode, type AccountApp } from '../helpers/account-app.js'
 
 describe('the mfa middleware (pages)', () => {
+  let t: AccountApp
   let app: TestApp
   let server: Server
   let db: Knex
 
   before(async () => {
-    app = await newApp({ env: { MAIL_DRIVER: 'log' } })
-    applyAuthSteps(app)
-    budgetsOff(app)
-    app.edit('routes/web.ts', (t) =>
-      t.replace(
-        'export const ROUTES = [',
-        "export const ROUTES = [\n  Route.get('/vault', (ctx) => `vault of ${ctx.auth.user().name}`).middleware(['auth', 'mfa']),\n  Route.post('/vault', () => 'posted').middleware(['auth', 'mfa']),",
-      ),
-    )
-    assert.match(app.read('config/auth.ts'), /mfa: \{ grace_days: 0 \}/)
-    migrate(app)
-    server = await app.serve()
-    db = appDb(app)
+    t = await startAccountApp({
+      routes: "  Route.get('/vault', (ctx) => `vault of ${ctx.auth.user().name}`).middleware(['auth', 'mfa']),\n  Route.post('/vault', () => 'posted').middleware(['auth', 'mfa']),",
+      edit: (a) => assert.match(a.read('config/auth.ts'), /mfa: \{ grace_days: 0 \}/),
+    })
+    ;({ app, server, db } = t)
   })
-  after(async () => {
-    await db?.destroy()
-    await app?.cleanup()
-  })
+  after(() => t?.close())
 
-  async function register(email: string): Promise<Client> {
-    const client = new Client(server.url)
-    const r = await client.submit('/register', '/register', { name: 'Policy', email, password: PASSWORD, password_confirmation: PASSWORD })
-    assert.equal(r.location, '/home', r.text)
-    await db('users').where('email', email).update({ email_verified_at: new Date() })
-    return client
-  }
-
-  async function login(email: string): Promise<Client> {
-    const client = new Client(server.url)
-    const r = await client.submit('/login', '/login', { email, password: PASSWORD })
-    assert.equal(r.location, '/home')
-    return client
-  }
-
-  /** Turns TOTP on from `client` (its password just typed); the secret. */
-  async function enrol(client: Client): Promise<string> {
-    await client.submit('/confirm-password', '/confirm-password', { password: PASSWORD })
-    const page = await client.get('/account/two-factor')
-    const secret = /aria-label="Setup key ([A-Z2-7]+)"/.exec(page.text)?.[1]
-    assert.ok(secret, page.text)
-    const r = await client.post('/account/two-factor', { __token: client.csrf(), code: totp(secret).generate() }, { accept: 'application/json' })
-    assert.equal(r.status, 200, r.text)
-    return secret
-  }
+  const register = (email: string) => t.register(email, { name: 'Policy', verified: true })
+  const login = (email: string) => t.login(email)
+  const enrol = (client: Client) => t.enrolTotp(client)
 
   /** Gives `email` a passkey (a stored row: enough for `mfa` to count a factor). */
   async function addPasskey(email: string): Promise<void> {
@@ -127,7 +89,7 @@ describe('the mfa middleware (pages)', () => {
     assert.equal((await browser.get('/vault')).location, '/two-factor-challenge')
     await browser.get('/two-factor-challenge')
     const session = browser.cookies.get('trowel_session')
-    answer = await browser.post('/two-factor-challenge', { __token: browser.csrf(), code: totp(secret).generate({ timestamp: Date.now() + 30_000 }) })
+    answer = await browser.post('/two-factor-challenge', { __token: browser.csrf(), code: totpCode(secret, 1) })
     assert.equal(answer.status, 302)
     assert.equal(answer.location, '/vault', 'back to the page mfa stopped')
     assert.notEqual(browser.cookies.get('trowel_session'), session, 'a new session id after the step-up')
@@ -203,10 +165,10 @@ describe('the mfa middleware (pages)', () => {
     assert.equal(page.status, 302)
     assert.equal(page.location, '/two-factor-challenge')
     for (const path of ['/account/two-factor/recovery-codes', '/account/two-factor/disable', '/account/two-factor']) {
-      const r = await browser.post(path, { __token: token, code: totp(secret).generate() }, { referer: `${server.url}/account/two-factor` })
+      const r = await browser.post(path, { __token: token, code: totpCode(secret) }, { referer: `${server.url}/account/two-factor` })
       assert.equal(r.status, 302, path)
       assert.equal(r.location, '/two-factor-challenge', path)
-      const json = await browser.post(path, { __token: token, code: totp(secret).generate() }, { accept: 'application/json' })
+      const json = await browser.post(path, { __token: token, code: totpCode(secret) }, { accept: 'application/json' })
       assert.equal(json.status, 403, path)
       assert.equal(json.json().code, 'E_MFA_REQUIRED', path)
     }
@@ -215,7 +177,7 @@ describe('the mfa middleware (pages)', () => {
     assert.equal((await browser.get('/vault')).location, '/two-factor-challenge', 'managing TOTP passed mfa')
     // After the step-up (back to the page it was last stopped on), the same actions work.
     await browser.get('/two-factor-challenge')
-    const answer = await browser.post('/two-factor-challenge', { __token: browser.csrf(), code: totp(secret).generate({ timestamp: Date.now() + 30_000 }) })
+    const answer = await browser.post('/two-factor-challenge', { __token: browser.csrf(), code: totpCode(secret, 1) })
     assert.equal(answer.location, '/vault')
     assert.equal((await browser.get('/account/two-factor')).status, 200)
     const regenerated = await browser.post('/account/two-factor/recovery-codes', { __token: browser.csrf() }, { accept: 'application/json' })
@@ -233,7 +195,7 @@ describe('the mfa middleware (pages)', () => {
     assert.ok(secret)
     const token = client.csrf()
     await addPasskey(email)
-    const r = await client.post('/account/two-factor', { __token: token, code: totp(secret).generate() }, { accept: 'application/json' })
+    const r = await client.post('/account/two-factor', { __token: token, code: totpCode(secret) }, { accept: 'application/json' })
     assert.equal(r.status, 403)
     assert.equal(r.json().code, 'E_MFA_REQUIRED')
     assert.equal((await db('users').where('email', email).first()).two_factor_confirmed_at, null)
@@ -245,7 +207,7 @@ describe('the mfa middleware (pages)', () => {
     const setup = await other.get('/account/two-factor')
     const key = /aria-label="Setup key ([A-Z2-7]+)"/.exec(setup.text)![1]!
     const before = other.cookies.get('trowel_session')
-    const on = await other.post('/account/two-factor', { __token: other.csrf(), code: totp(key).generate() })
+    const on = await other.post('/account/two-factor', { __token: other.csrf(), code: totpCode(key) })
     assert.equal(on.status, 302)
     assert.equal(on.location, '/account/two-factor')
     assert.match((await other.get('/account/two-factor')).text, /Your recovery codes/)
@@ -254,9 +216,8 @@ describe('the mfa middleware (pages)', () => {
   })
 
   it('grace_days 30: a user without a factor passes until 30 days after sign-up', async () => {
-    await server.stop()
-    app.edit('config/auth.ts', (t) => t.replace('mfa: { grace_days: 0 }', 'mfa: { grace_days: 30 }'))
-    server = await app.serve()
+    app.edit('config/auth.ts', (text) => text.replace('mfa: { grace_days: 0 }', 'mfa: { grace_days: 30 }'))
+    server = await t.restart()
     const email = 'grace@example.test'
     const client = await register(email)
     assert.equal((await client.get('/vault')).status, 200)
@@ -275,24 +236,18 @@ describe('the mfa middleware (pages)', () => {
 })
 
 describe('the mfa middleware with passkeys on and two_factor off', () => {
-  let app: TestApp
+  let t: AccountApp
   let server: Server
   let db: Knex
 
   before(async () => {
-    app = await newApp({ env: { MAIL_DRIVER: 'log' } })
-    applyAuthSteps(app)
-    budgetsOff(app)
-    app.edit('config/auth.ts', (t) => t.replace(/features: \[[^\]]*\]/, "features: ['registration', 'account', 'passkeys']"))
-    app.edit('routes/web.ts', (t) => t.replace('export const ROUTES = [', "export const ROUTES = [\n  Route.get('/vault', () => 'vault').middleware(['auth', 'mfa']),"))
-    migrate(app)
-    server = await app.serve()
-    db = appDb(app)
+    t = await startAccountApp({
+      routes: "  Route.get('/vault', () => 'vault').middleware(['auth', 'mfa']),",
+      edit: (a) => a.edit('config/auth.ts', (text) => text.replace(/features: \[[^\]]*\]/, "features: ['registration', 'account', 'passkeys']")),
+    })
+    ;({ server, db } = t)
   })
-  after(async () => {
-    await db?.destroy()
-    await app?.cleanup()
-  })
+  after(() => t?.close())
 
   it('a passkey user is sent to /two-factor-challenge, which offers the passkey only and refuses codes', async () => {
     const email = 'passkeys-only@example.test'

@@ -7,61 +7,25 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Knex } from 'knex'
-import * as OTPAuth from 'otpauth'
-import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
+import type { Server } from '../helpers/app-harness.js'
 import { Client } from '../helpers/http-client.js'
-import { applyAuthSteps } from '../helpers/seed-steps.js'
-import { budgetsOff } from '../helpers/auth-config.js'
-import { PASSWORD, appDb } from '../helpers/security-kit.js'
-
-function code(secret: string, ahead = 0): string {
-  const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
-  return totp.generate({ timestamp: Date.now() + ahead * 30_000 })
-}
+import { PASSWORD } from '../helpers/security-kit.js'
+import { startAccountApp, totpCode as code, type AccountApp } from '../helpers/account-app.js'
 
 describe('the mfa.recent middleware', () => {
-  let app: TestApp
+  let t: AccountApp
   let server: Server
   let db: Knex
 
   before(async () => {
-    app = await newApp({ env: { MAIL_DRIVER: 'log' } })
-    applyAuthSteps(app)
-    budgetsOff(app)
-    app.edit('routes/web.ts', (t) =>
-      t.replace(
-        'export const ROUTES = [',
-        "export const ROUTES = [\n  Route.get('/sensitive', (ctx) => `sensitive for ${ctx.auth.user().name}`).middleware(['auth', 'mfa.recent']),",
-      ),
-    )
-    if (!app.read('routes/web.ts').includes('import { Route }')) app.edit('routes/web.ts', (t) => `import { Route } from 'trowel'\n${t}`)
-    migrate(app)
-    server = await app.serve()
-    db = appDb(app)
+    t = await startAccountApp({ routes: "  Route.get('/sensitive', (ctx) => `sensitive for ${ctx.auth.user().name}`).middleware(['auth', 'mfa.recent'])," })
+    ;({ server, db } = t)
   })
-  after(async () => {
-    await db?.destroy()
-    await app?.cleanup()
-  })
+  after(() => t?.close())
 
-  async function register(email: string): Promise<Client> {
-    const client = new Client(server.url)
-    const r = await client.submit('/register', '/register', { name: 'Recent', email, password: PASSWORD, password_confirmation: PASSWORD })
-    assert.equal(r.location, '/home', r.text)
-    await db('users').where('email', email).update({ email_verified_at: new Date() })
-    return client
-  }
-
+  const register = (email: string) => t.register(email, { name: 'Recent', verified: true })
   /** Turns TOTP on from `client`; the secret. */
-  async function enrol(client: Client, ahead = 0): Promise<string> {
-    await client.submit('/confirm-password', '/confirm-password', { password: PASSWORD })
-    const page = await client.get('/account/two-factor')
-    const secret = /aria-label="Setup key ([A-Z2-7]+)"/.exec(page.text)?.[1]
-    assert.ok(secret, page.text)
-    const r = await client.post('/account/two-factor', { __token: client.csrf(), code: code(secret, ahead) })
-    assert.ok(r.status === 200 || r.status === 302, r.text)
-    return secret
-  }
+  const enrol = (client: Client, ahead = 0) => t.enrolTotp(client, { ahead })
 
   async function answer(client: Client, form: Record<string, string>) {
     await client.get('/two-factor-challenge')

@@ -17,14 +17,12 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Knex } from 'knex'
-import { Secret, TOTP } from 'otpauth'
-import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
+import type { Server } from '../helpers/app-harness.js'
 import { Client, type HttpResult } from '../helpers/http-client.js'
-import { applyApiSteps, applyAuthSteps } from '../helpers/seed-steps.js'
-import { budgetsOff } from '../helpers/auth-config.js'
-import { startSmtpPeer, mailText, type SmtpPeer, type ReceivedMail } from '../helpers/smtp-peer.js'
-import { PASSWORD, appDb } from '../helpers/security-kit.js'
-import { ORIGIN, SoftAuthenticator } from '../helpers/soft-authenticator.js'
+import type { SmtpPeer } from '../helpers/smtp-peer.js'
+import { PASSWORD } from '../helpers/security-kit.js'
+import { SoftAuthenticator } from '../helpers/soft-authenticator.js'
+import { linkIn, startAccountApp, subjectOf, totpCode, type AccountApp } from '../helpers/account-app.js'
 
 const SECURE_LINK = /https:\/\/trowel\.example\.test\/account\/secure\/([A-Za-z0-9_-]{43})\b/
 const RESET_LINK = /https:\/\/trowel\.example\.test\/change_password\/([A-Za-z0-9_-]{43})\b/
@@ -35,54 +33,27 @@ const NEW_PASSWORD = 'a fresh passphrase nobody has seen'
 const JSON_HEADERS = { accept: 'application/json' }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-function totpCode(secret: string): string {
-  return new TOTP({ secret: Secret.fromBase32(secret) }).generate()
-}
-
 describe('"This wasn\'t me" recovers the account from an intruder', () => {
-  let app: TestApp
+  let t: AccountApp
   let server: Server
   let smtp: SmtpPeer
   let db: Knex
   let seq = 0
 
   before(async () => {
-    smtp = await startSmtpPeer()
-    app = await newApp({ env: { MAIL_DRIVER: 'smtp', MAIL_HOST: '127.0.0.1', MAIL_PORT: String(smtp.port), APP_URL: ORIGIN } })
-    applyAuthSteps(app)
-    applyApiSteps(app)
-    // Every request comes from 127.0.0.1: the budgets are not under test.
-    budgetsOff(app)
-    migrate(app)
-    server = await app.serve()
-    db = appDb(app)
+    t = await startAccountApp({ smtp: true, api: true })
+    server = t.server
+    smtp = t.smtp!
+    db = t.db
   })
   after(async () => {
     if (process.env.DUMP_SERVER) (await import('node:fs')).writeFileSync(process.env.DUMP_SERVER, server?.output() ?? '')
-    await db?.destroy()
-    await app?.cleanup()
-    await smtp?.close()
+    await t?.close()
   })
 
   const address = (what: string) => `${what}-${++seq}@example.test`
-  const subjectOf = (m: ReceivedMail) => /^Subject: (.*)$/m.exec(m.raw)?.[1]?.trim() ?? ''
-  const mailsTo = (to: string, subject?: string) => smtp.messages.filter((m) => m.to.includes(to) && (subject === undefined || subjectOf(m) === subject))
-
-  async function waitForMails(to: string, subject: string, count = 1): Promise<ReceivedMail[]> {
-    const deadline = Date.now() + 10_000
-    for (;;) {
-      const found = mailsTo(to, subject)
-      if (found.length >= count) return found
-      if (Date.now() > deadline) throw new Error(`expected ${count} "${subject}" mail(s) to ${to}; got: ${mailsTo(to).map(subjectOf).join(' | ')}`)
-      await sleep(50)
-    }
-  }
-
-  function linkIn(mail: ReceivedMail, pattern: RegExp): string {
-    const token = pattern.exec(mailText(mail.raw))?.[1]
-    assert.ok(token, `no link in: ${mailText(mail.raw)}`)
-    return token
-  }
+  const mailsTo = (to: string, subject: string) => smtp.messages.filter((m) => m.to.includes(to) && subjectOf(m) === subject)
+  const waitForMails = (to: string, subject: string, count = 1) => t.waitForMails(to, subject, count)
 
   async function userRow(id: number) {
     return db('users').where('id', id).first()
@@ -222,8 +193,7 @@ describe('"This wasn\'t me" recovers the account from an intruder', () => {
     assert.equal(apiWrong.status, 401)
     assert.notEqual(apiWrong.json().code, 'E_PASSWORD_RESET_REQUIRED')
     // It survives a restart.
-    await server.stop()
-    server = await app.serve()
+    server = await t.restart()
     assert.equal((await new Client(server.url).postJson('/api/auth', { username: email, password: PASSWORD })).json().code, 'E_PASSWORD_RESET_REQUIRED')
 
     // The reset (mailed to the owner) lifts it; the intruder's TOTP is not asked for.

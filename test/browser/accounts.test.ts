@@ -12,10 +12,10 @@
 import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
-import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
-import { applyAuthSteps } from '../helpers/seed-steps.js'
-import { startSmtpPeer, mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
-import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser } from '../helpers/browser.js'
+import type { Server } from '../helpers/app-harness.js'
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.js'
+import { mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
+import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, type Browser, registerIn } from '../helpers/browser.js'
 
 const skip = browserSkipReason()
 const NAME = 'Katherine Johnson'
@@ -24,7 +24,7 @@ const PASSWORD = 'orbital mechanics 1962'
 const NARROW = { width: 360, height: 740 }
 
 describe('account pages in chromium', { skip }, () => {
-  let app: TestApp
+  let t: BrowserApp
   let server: Server
   let smtp: SmtpPeer
   let browser: Browser
@@ -32,21 +32,14 @@ describe('account pages in chromium', { skip }, () => {
   let page: Page
 
   before(async () => {
-    smtp = await startSmtpPeer()
-    const port = await freePort()
-    app = await newApp({ env: { MAIL_DRIVER: 'smtp', MAIL_HOST: '127.0.0.1', MAIL_PORT: String(smtp.port), APP_URL: `http://127.0.0.1:${port}` } })
-    applyAuthSteps(app)
-    migrate(app)
-    server = await app.serve({}, ['--port', String(port)])
-    browser = await launchBrowser()
-    page = await browser.newPage('desktop')
+    t = await startBrowserApp({ smtp: true })
+    ;({ server, browser, page } = t)
+    smtp = t.smtp!
   })
 
   after(async () => {
     await second?.close()
-    await browser?.close()
-    await app?.cleanup()
-    await smtp?.close()
+    await t?.close()
   })
 
   const path = (p: Page = page) => new URL(p.url()).pathname
@@ -111,13 +104,7 @@ describe('account pages in chromium', { skip }, () => {
   })
 
   test('register, then verify the address with the e-mailed link', async () => {
-    await page.goto(server.url + '/register')
-    await page.getByLabel('Name').fill(NAME)
-    await page.getByLabel('Email').fill(EMAIL)
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
-    await page.getByLabel('Confirm password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Register' }).click()
-    await page.waitForURL('**/home')
+    await registerIn(page, server.url, { name: NAME, email: EMAIL, password: PASSWORD })
     assert.equal(await currentNavItem(page), 'Home')
     const nav = page.getByRole('navigation', { name: 'Main' })
     for (const name of ['Home', 'Account']) assert.equal(await nav.getByRole('link', { name, exact: true }).count(), 1, name)

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
 import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
 import { applyApiSteps, applyAuthSteps } from '../helpers/seed-steps.js'
-import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, type Browser } from '../helpers/browser.js'
+import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, type Browser, registerIn } from '../helpers/browser.js'
 // @ts-expect-error: a plain .mjs module without types
 import { applyDemoPage, DEMO_API_ROUTES } from '../../scripts/seed-steps.mjs'
 
@@ -47,13 +47,7 @@ describe("the demo's token button in chromium", { skip }, () => {
 
   test('register, then the button gets a token and calls /api/me (desktop)', async () => {
     const page = await browser.newPage('desktop')
-    await page.goto(server.url + '/register')
-    await page.getByLabel('Name').fill('Grace Hopper')
-    await page.getByLabel('Email').fill(EMAIL)
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
-    await page.getByLabel('Confirm password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Register' }).click()
-    await page.waitForURL('**/home')
+    await registerIn(page, server.url, { name: 'Grace Hopper', email: EMAIL, password: PASSWORD })
     await page.getByRole('heading', { name: 'Try the JWT API' }).waitFor()
     assert.deepEqual(await seriousA11yViolations(page), [])
     await screenshot(page, 'demo-home-desktop')

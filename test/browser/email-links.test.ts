@@ -9,10 +9,10 @@
 import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
-import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
-import { applyAuthSteps } from '../helpers/seed-steps.js'
-import { startSmtpPeer, mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
-import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser } from '../helpers/browser.js'
+import type { Server } from '../helpers/app-harness.js'
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.js'
+import { mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
+import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, registerIn } from '../helpers/browser.js'
 
 const skip = browserSkipReason()
 const EMAIL = 'grace@example.com'
@@ -22,28 +22,18 @@ const NARROW = { width: 360, height: 740 }
 const LINK = /http:\/\/127\.0\.0\.1:\d+\/email\/verify\/[A-Za-z0-9_-]{43}/
 
 describe('e-mail link pages in chromium', { skip }, () => {
-  let app: TestApp
+  let t: BrowserApp
   let server: Server
   let smtp: SmtpPeer
-  let browser: Browser
   let page: Page
 
   before(async () => {
-    smtp = await startSmtpPeer()
-    const port = await freePort()
-    app = await newApp({ env: { MAIL_DRIVER: 'smtp', MAIL_HOST: '127.0.0.1', MAIL_PORT: String(smtp.port), APP_URL: `http://127.0.0.1:${port}` } })
-    applyAuthSteps(app)
-    migrate(app)
-    server = await app.serve({}, ['--port', String(port)])
-    browser = await launchBrowser()
-    page = await browser.newPage('desktop')
+    t = await startBrowserApp({ smtp: true })
+    ;({ server, page } = t)
+    smtp = t.smtp!
   })
 
-  after(async () => {
-    await browser?.close()
-    await app?.cleanup()
-    await smtp?.close()
-  })
+  after(() => t?.close())
 
   /** axe at desktop size and at 360 px (the same page resized), with screenshots. */
   async function check(p: Page, name: string): Promise<void> {
@@ -62,13 +52,7 @@ describe('e-mail link pages in chromium', { skip }, () => {
   }
 
   test('an e-mail change link opened logged out: log in, back to the link, the button applies it', async () => {
-    await page.goto(server.url + '/register')
-    await page.getByLabel('Name').fill('Grace Hopper')
-    await page.getByLabel('Email').fill(EMAIL)
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
-    await page.getByLabel('Confirm password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Register' }).click()
-    await page.waitForURL('**/home')
+    await registerIn(page, server.url, { name: 'Grace Hopper', email: EMAIL, password: PASSWORD })
 
     // The verification link's page, then its button.
     await page.goto(await linkTo(EMAIL))

@@ -7,41 +7,31 @@
 import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
-import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
-import { applyAuthSteps } from '../helpers/seed-steps.js'
+import type { TestApp, Server } from '../helpers/app-harness.js'
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.js'
 import { Client } from '../helpers/http-client.js'
 import { appDb } from '../helpers/security-kit.js'
-import { startSmtpPeer, mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
-import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser } from '../helpers/browser.js'
+import { mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
+import { browserSkipReason, screenshot, seriousA11yViolations, fitsViewport } from '../helpers/browser.js'
 
 const skip = browserSkipReason()
 const EMAIL = 'grace@example.com'
 const PASSWORD = 'compilers all the way down'
 
 describe('sign-in by e-mail in chromium', { skip }, () => {
+  let t: BrowserApp
   let app: TestApp
   let server: Server
   let smtp: SmtpPeer
-  let browser: Browser
   let page: Page
 
   before(async () => {
-    smtp = await startSmtpPeer()
-    const port = await freePort()
-    app = await newApp({ env: { MAIL_DRIVER: 'smtp', MAIL_HOST: '127.0.0.1', MAIL_PORT: String(smtp.port), APP_URL: `http://127.0.0.1:${port}` } })
-    applyAuthSteps(app)
-    app.edit('config/auth.ts', (t) => t.replace("'passkeys'],", "'passkeys', 'email_login'],"))
-    migrate(app)
-    server = await app.serve({}, ['--port', String(port)])
-    browser = await launchBrowser()
-    page = await browser.newPage('desktop')
+    t = await startBrowserApp({ smtp: true, edit: (a) => a.edit('config/auth.ts', (text) => text.replace("'passkeys'],", "'passkeys', 'email_login'],")) })
+    ;({ app, server, page } = t)
+    smtp = t.smtp!
   })
 
-  after(async () => {
-    await browser?.close()
-    await app?.cleanup()
-    await smtp?.close()
-  })
+  after(() => t?.close())
 
   async function check(p: Page, name: string): Promise<void> {
     await screenshot(p, `email-login-${name}-desktop`)

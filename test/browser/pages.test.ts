@@ -109,8 +109,13 @@ describe('polished pages in chromium', { skip }, () => {
     await hint.getByText(/Strength: Very weak/).waitFor()
     await page.getByLabel('Password', { exact: true }).fill('qwertyuiop')
     await hint.getByText(/Strength: Very weak/).waitFor()
+    const weak = await hint.textContent()
+    const weakMeter = await hint.locator('meter').evaluate((m) => (m as unknown as { value: number }).value)
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await hint.getByText(/Strength: (Strong|Very strong)/).waitFor()
+    assert.notEqual(await hint.textContent(), weak, 'the hint changes from a weak to a strong password')
+    const strongMeter = await hint.locator('meter').evaluate((m) => (m as unknown as { value: number }).value)
+    assert.ok(weakMeter === 0 && strongMeter >= 3, `meter ${weakMeter} -> ${strongMeter}`)
     await check(page, 'register')
   })
 

@@ -15,10 +15,10 @@ import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import type { CDPSession, Page } from 'playwright-core'
 import type { Knex } from 'knex'
-import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
-import { applyAuthSteps } from '../helpers/seed-steps.js'
+import type { TestApp, Server } from '../helpers/app-harness.js'
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.js'
 import { appDb } from '../helpers/security-kit.js'
-import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser } from '../helpers/browser.js'
+import { browserSkipReason, screenshot, seriousA11yViolations, fitsViewport, type Browser, registerIn } from '../helpers/browser.js'
 
 const skip = browserSkipReason()
 const NAME = 'Grace Hopper'
@@ -27,6 +27,7 @@ const PASSWORD = 'compiler nanosecond 1952'
 const NARROW = { width: 360, height: 740 }
 
 describe('passkeys in chromium', { skip }, () => {
+  let t: BrowserApp
   let app: TestApp
   let server: Server
   let browser: Browser
@@ -37,16 +38,11 @@ describe('passkeys in chromium', { skip }, () => {
   let base: string
 
   before(async () => {
-    const port = await freePort()
-    base = `http://localhost:${port}`
-    app = await newApp({ env: { MAIL_DRIVER: 'log', APP_URL: base } })
-    applyAuthSteps(app)
-    migrate(app)
-    server = await app.serve({}, ['--port', String(port)])
-    assert.equal(server.port, port)
+    // A passkey's relying-party id is a domain name (never an IP address), and localhost is a secure context.
+    t = await startBrowserApp({ host: 'localhost' })
+    ;({ app, server, base, browser, page } = t)
+    assert.equal(server.port, Number(new URL(base).port))
     db = appDb(app)
-    browser = await launchBrowser()
-    page = await browser.newPage('desktop')
     cdp = await page.context().newCDPSession(page)
     await cdp.send('WebAuthn.enable')
     const added = await cdp.send('WebAuthn.addVirtualAuthenticator', {
@@ -62,8 +58,7 @@ describe('passkeys in chromium', { skip }, () => {
 
   after(async () => {
     await db?.destroy()
-    await browser?.close()
-    await app?.cleanup()
+    await t?.close()
   })
 
   const path = (p: Page = page) => new URL(p.url()).pathname
@@ -120,13 +115,7 @@ describe('passkeys in chromium', { skip }, () => {
   })
 
   test('add a passkey from the account pages right after registering (no second password prompt)', async () => {
-    await page.goto(base + '/register')
-    await page.getByLabel('Name').fill(NAME)
-    await page.getByLabel('Email').fill(EMAIL)
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
-    await page.getByLabel('Confirm password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Register' }).click()
-    await page.waitForURL('**/home')
+    await registerIn(page, base, { name: NAME, email: EMAIL, password: PASSWORD })
     // Adding a passkey needs a verified address (the registration mail's link).
     await db('users').where('email', EMAIL).update({ email_verified_at: new Date() })
 

@@ -9,10 +9,10 @@ import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
 import { Secret, TOTP } from 'otpauth'
-import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
-import { applyAuthSteps } from '../helpers/seed-steps.js'
+import type { TestApp, Server } from '../helpers/app-harness.js'
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.js'
 import { appDb } from '../helpers/security-kit.js'
-import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser } from '../helpers/browser.js'
+import { browserSkipReason, screenshot, seriousA11yViolations, fitsViewport, registerIn } from '../helpers/browser.js'
 
 const skip = browserSkipReason()
 const EMAIL = 'mary@example.com'
@@ -20,26 +20,18 @@ const PASSWORD = 'hidden figures 1961'
 const NARROW = { width: 360, height: 740 }
 
 describe('two-factor page in chromium', { skip }, () => {
+  let t: BrowserApp
   let app: TestApp
   let server: Server
-  let browser: Browser
   let page: Page
   /** The TOTP key set up by the first test. */
   let secret = ''
 
   before(async () => {
-    const port = await freePort()
-    app = await newApp({ env: { MAIL_DRIVER: 'log', APP_URL: `http://127.0.0.1:${port}` } })
-    applyAuthSteps(app)
-    migrate(app)
-    server = await app.serve({}, ['--port', String(port)])
-    browser = await launchBrowser()
-    page = await browser.newPage('desktop')
+    t = await startBrowserApp()
+    ;({ app, server, page } = t)
   })
-  after(async () => {
-    await browser?.close()
-    await app?.cleanup()
-  })
+  after(() => t?.close())
 
   async function check(p: Page, name: string): Promise<void> {
     await screenshot(p, `two-factor-${name}-desktop`)
@@ -59,13 +51,7 @@ describe('two-factor page in chromium', { skip }, () => {
   }
 
   test('set up, recovery codes, and the page when on', async () => {
-    await page.goto(server.url + '/register')
-    await page.getByLabel('Name').fill('Mary Jackson')
-    await page.getByLabel('Email').fill(EMAIL)
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
-    await page.getByLabel('Confirm password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Register' }).click()
-    await page.waitForURL('**/home')
+    await registerIn(page, server.url, { name: 'Mary Jackson', email: EMAIL, password: PASSWORD })
     // Setting up a second factor needs a verified address (the registration mail's link).
     const db = appDb(app)
     await db('users').where('email', EMAIL).update({ email_verified_at: new Date() })

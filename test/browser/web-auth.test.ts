@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
 import { newApp, installAuth, migrate, type TestApp, type Server } from '../helpers/app-harness.js'
 import { startSmtpPeer, mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
-import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser, type ViewportName } from '../helpers/browser.js'
+import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser, type ViewportName, registerIn } from '../helpers/browser.js'
 
 const skip = browserSkipReason()
 const NAME = 'Ada Lovelace'
@@ -95,13 +95,7 @@ describe('web authentication in chromium', { skip }, () => {
   })
 
   test('register → /home greets the user by name', async () => {
-    await page.goto(server.url + '/register')
-    await page.getByLabel('Name').fill(NAME)
-    await page.getByLabel('Email').fill(EMAIL)
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
-    await page.getByLabel('Confirm password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Register' }).click()
-    await page.waitForURL('**/home')
+    await registerIn(page, server.url, { name: NAME, email: EMAIL, password: PASSWORD })
     await page.getByRole('heading', { name: `Hello, ${NAME}!` }).waitFor()
     await check(page, 'home')
     await onPhone('/home', 'home')

@@ -58,7 +58,7 @@ describe('one-command wiring', () => {
     }
   })
 
-  it('craft api:install --wire: every step once, a second run changes nothing, then the API works', async () => {
+  it('craft api:install --wire: every step once, a second run changes nothing and says so, then the API works', async () => {
     const app = await newApp()
     cleanups.push(() => app.cleanup())
     assert.equal(app.craft('auth').code, 0)
@@ -72,7 +72,10 @@ describe('one-command wiring', () => {
     const snapshot = files.map((f) => app.read(f))
     const second = app.craft('api:install', '--wire')
     assert.equal(second.code, 0, second.stderr)
-    assert.doesNotMatch(second.stdout, /Updated/)
+    assert.doesNotMatch(second.stdout, /Updated|Created/)
+    assert.match(first.stdout, /Then run: node craft migrate/)
+    assert.doesNotMatch(second.stdout, /node craft migrate/, 'nothing to migrate after a run that changed nothing')
+    assert.match(second.stdout, /Nothing changed: the API is already installed and wired\./)
     assert.deepEqual(files.map((f) => app.read(f)), snapshot, 'a second run changes no file')
     migrate(app)
     const server = await app.serve()

@@ -120,3 +120,14 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()))
   return port
 }
+
+/** Fills and sends the registration form at `base`/register, then waits for `/home`. */
+export async function registerIn(page: Page, base: string, user: { name: string; email: string; password: string }): Promise<void> {
+  await page.goto(base + '/register')
+  await page.getByLabel('Name').fill(user.name)
+  await page.getByLabel('Email').fill(user.email)
+  await page.getByLabel('Password', { exact: true }).fill(user.password)
+  await page.getByLabel('Confirm password').fill(user.password)
+  await page.getByRole('button', { name: 'Register' }).click()
+  await page.waitForURL('**/home')
+}

@@ -4,29 +4,43 @@ import { tmpdir } from 'node:os'
 import { Application } from '../../foundation/application.js'
 import { Logger } from '../../support/logger.js'
 import { fakeContext } from '../../testing/fake-context.js'
-import { COMMON_IN_BROWSER, pageScriptBundle, servePageScript } from './page-bundle.js'
+import { pageScriptBundle, servePageScript } from './page-bundle.js'
 
 describe('GET /auth/pages.js', () => {
-  it('is the most common passwords, lower-cased, then the pages\' script, with nothing that ends a script element', () => {
-    const { body } = pageScriptBundle()
-    const list = JSON.parse(/^var COMMON = new Set\((\[.*?\])\);\n/.exec(body)![1]!.replace(/<\\\//g, '</')) as string[]
-    assert.equal(list.length, COMMON_IN_BROWSER)
-    assert.ok(list.includes('password') && list.includes('qwerty') && list.includes('123456'))
-    assert.ok(list.every((p) => p === p.toLowerCase()))
-    assert.doesNotMatch(body, /<\/script/i)
+  it('is one browser script: zxcvbn with the common dictionaries, then the pages\' script, with nothing that ends a script element', async () => {
+    const { body } = await pageScriptBundle()
+    assert.doesNotMatch(body, /\bimport\b\s*[{*]|require\(/, 'everything is bundled')
+    assert.match(body, /qwerty/, 'the keyboard graphs and common passwords are in')
     assert.match(body, /data-strength/)
+    assert.doesNotMatch(body, /<\/script/i)
+    // The estimator runs where the browser runs it: a script in a fresh global with a document.
+    const { runInNewContext } = await import('node:vm')
+    const scores: number[] = []
+    const input = { value: '', getAttribute: () => 'out', addEventListener: () => {} }
+    const out = { hidden: true, appendChild: () => {} }
+    const words = { set textContent(text: string) { scores.push(text.startsWith('Strength: Very weak') ? 0 : /Strong|Very strong/.test(text) ? 4 : 2) } }
+    const document = {
+      querySelectorAll: (selector: string) => (selector === 'input[data-strength]' ? [input] : []),
+      getElementById: () => out,
+      createElement: (tag: string) => (tag === 'span' ? words : { setAttribute: () => {} }),
+    }
+    input.value = 'password1'
+    runInNewContext(body, { document, navigator: {}, window: {} })
+    input.value = 'slide rule punch card 1943'
+    runInNewContext(body, { document, navigator: {}, window: {} })
+    assert.deepEqual(scores, [0, 4])
   })
 
-  it('answers JavaScript with an ETag, and 304 to a browser that has it', () => {
+  it('answers JavaScript with an ETag, and 304 to a browser that has it', async () => {
     const app = new Application(tmpdir(), { log: new Logger({ sink: () => {} }) })
     const first = fakeContext(app, { url: '/auth/pages.js' })
-    servePageScript(first)
+    await servePageScript(first)
     assert.equal(first.response.statusCode, 200)
     assert.match(String(first.response.getHeader('content-type')), /^text\/javascript/)
     const etag = String(first.response.getHeader('etag'))
     assert.match(etag, /^"[\w-]{27}"$/)
     const again = fakeContext(app, { url: '/auth/pages.js', headers: { 'if-none-match': etag } })
-    servePageScript(again)
+    await servePageScript(again)
     assert.equal(again.response.statusCode, 304)
     assert.equal(again.response.body, null)
   })

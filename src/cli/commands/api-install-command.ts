@@ -58,8 +58,9 @@ export function registerApiInstallCommand(program: Command, ctx: CliContext): vo
     )
     .option('--wire', 'also make every other step of turning the API on: ApiProvider, routes/api.ts, the Kernel stacks, the User model, the token migration, Api.routes()')
     .action((opts: { force?: boolean; wire?: boolean; algorithm?: string; store?: string; revocation?: string }) => {
-      const ok = installApi(ctx, ctx.requireApp(), opts)
+      const { ok, changed } = installApi(ctx, ctx.requireApp(), opts)
       if (!ok) process.exitCode = 1
+      else if (!changed) ctx.out('Nothing changed: the API is already installed' + (opts.wire ? ' and wired.' : '.'))
       else if (opts.wire) ctx.out('Then run: node craft migrate')
     })
 }
@@ -91,7 +92,7 @@ function generatePrivateKey(algorithm: AsymmetricAlgorithm): string {
  * when missing. A key of another type is never replaced (tokens signed with it would stop
  * working): the command stops and says what to do.
  */
-function ensurePrivateKey(ctx: Pick<CliContext, 'out'>, envPath: string, algorithm: AsymmetricAlgorithm): void {
+function ensurePrivateKey(ctx: Pick<CliContext, 'out'>, envPath: string, algorithm: AsymmetricAlgorithm): boolean {
   const existing = readEnvFile(envPath).JWT_PRIVATE_KEY
   if (existing) {
     try {
@@ -103,12 +104,13 @@ function ensurePrivateKey(ctx: Pick<CliContext, 'out'>, envPath: string, algorit
       )
     }
     ctx.out('JWT_PRIVATE_KEY already set in .env; kept it.')
-    return
+    return false
   }
   const pem = generatePrivateKey(algorithm)
   // One line: dotenv reads "\n" inside double quotes as a newline.
   setEnvValue(envPath, 'JWT_PRIVATE_KEY', `"${pem.trim().replace(/\n/g, '\\n')}\\n"`)
   ctx.out(`JWT_PRIVATE_KEY (${KEY_NAMES[algorithm]} private key) written to .env; its public key is served at /.well-known/jwks.json`)
+  return true
 }
 
 /** config/api.ts for `algorithm`: the stub, with the algorithm and (asymmetric) the key setting. */
@@ -121,56 +123,75 @@ function configSource(algorithm: JwtAlgorithm, epochs: boolean): string {
   return stub.replace(from, to)
 }
 
+/** What `installApi` did: `ok` is false when a wiring step was refused; `changed`, whether any file changed. */
+export interface ApiInstallOutcome {
+  ok: boolean
+  changed: boolean
+}
+
 /**
- * `api:install`'s work: the JWT_SECRET, config/api.ts, and with `wire` every other step. False
+ * `api:install`'s work: the JWT_SECRET, config/api.ts, and with `wire` every other step. Not ok
  * when a wiring step was refused (its file no longer has the expected shape).
  */
-export function installApi(ctx: Pick<CliContext, 'out'>, root: string, opts: { force?: boolean; wire?: boolean; algorithm?: string; store?: string; revocation?: string }): boolean {
+export function installApi(ctx: Pick<CliContext, 'out'>, root: string, opts: { force?: boolean; wire?: boolean; algorithm?: string; store?: string; revocation?: string }): ApiInstallOutcome {
   const algorithm = algorithmOption(opts.algorithm)
   const revocation = revocationOption(opts.revocation)
   const store = storeOption(opts.store)
   // The secret (or key) first: a missing one is added even when config/api.ts exists and the
   // write below refuses (without --force) to overwrite it.
   const envPath = `${root}/.env`
+  let changed = false
+  /** writeFiles, noting whether it wrote anything. */
+  const write = (files: { path: string; contents: string }[], force?: boolean): void => {
+    writeFiles(files, { force, root, out: ctx.out })
+    if (files.length > 0) changed = true
+  }
   if (algorithm.startsWith('HS')) {
     const existing = readEnvFile(envPath).JWT_SECRET
     if (existing) {
       ctx.out('JWT_SECRET already set in .env; kept it.')
     } else {
       setEnvValue(envPath, 'JWT_SECRET', randomBytes(64).toString('base64url'))
+      changed = true
       ctx.out('JWT_SECRET (64 random bytes) written to .env')
     }
   } else {
-    ensurePrivateKey(ctx, envPath, algorithm as AsymmetricAlgorithm)
+    changed = ensurePrivateKey(ctx, envPath, algorithm as AsymmetricAlgorithm)
   }
   // The personal access tokens table, when the app has no such migration yet (before config/api.ts,
   // whose write may refuse).
-  writeFiles(personalTokensMigration(root), { root, out: ctx.out })
+  write(personalTokensMigration(root))
   const config = `${root}/config/api.ts`
   // `--store table` on an installed API only adds the table and the setting (below); an existing
   // config/api.ts keeps how it revokes tokens unless `--revocation epoch` says otherwise.
   let written = false
   if ((opts.wire || store === 'table' || revocation) && existsSync(config) && !opts.force) ctx.out(colors().dim('Already done: config/api.ts'))
   else {
-    writeFiles([{ path: config, contents: configSource(algorithm, revocation !== 'none') }], { force: opts.force, root, out: ctx.out })
+    write([{ path: config, contents: configSource(algorithm, revocation !== 'none') }], opts.force)
     written = true
   }
   if (store === 'table') {
     // Per-device token families: their table, and the setting (kept in an existing config/api.ts).
-    writeFiles(apiTokensMigration(root), { root, out: ctx.out })
+    write(apiTokensMigration(root))
     const outcome = setTableStore(config)
-    if (outcome === 'changed') ctx.out(`${colors().green('Updated')} config/api.ts (store: 'table')`)
+    if (outcome === 'changed') {
+      ctx.out(`${colors().green('Updated')} config/api.ts (store: 'table')`)
+      changed = true
+    }
     else if (outcome === 'refused') ctx.out(colors().yellow("Not changed: config/api.ts (no jwt driver found); add store: 'table' to DRIVERS.jwt by hand"))
   }
   if (revocation === 'epoch' || (written && revocation === null)) {
     // Token epochs: the users' columns, and the setting (kept in an existing config/api.ts).
-    writeFiles(tokenEpochMigration(root), { root, out: ctx.out })
+    write(tokenEpochMigration(root))
     const outcome = setEpochRevocation(config)
-    if (outcome === 'changed') ctx.out(`${colors().green('Updated')} config/api.ts (revocation: 'epoch')`)
+    if (outcome === 'changed') {
+      ctx.out(`${colors().green('Updated')} config/api.ts (revocation: 'epoch')`)
+      changed = true
+    }
     else if (outcome === 'refused') ctx.out(colors().yellow("Not changed: config/api.ts (no jwt driver found); add revocation: 'epoch' to DRIVERS.jwt by hand"))
   }
-  if (!opts.wire) return true
+  if (!opts.wire) return { ok: true, changed }
   const outcomes = wireApi(root)
   reportWiring(ctx, outcomes)
-  return !outcomes.some((o) => o.result === 'refused')
+  return { ok: !outcomes.some((o) => o.result === 'refused'), changed: changed || outcomes.some((o) => o.result === 'changed') }
 }

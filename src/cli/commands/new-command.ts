@@ -117,7 +117,7 @@ export function registerNewCommand(program: Command, ctx: CliContext): void {
         const wired = wireAuthRoutes(target)
         if (wired !== 'added') throw new CliError(`Could not add the auth pages to routes/web.ts: ${wired === 'present' ? 'they are already there' : wired.refused}.`)
       }
-      if (opts.api && !installApi({ out: () => undefined }, target, { wire: true })) {
+      if (opts.api && !installApi({ out: () => undefined }, target, { wire: true }).ok) {
         throw new CliError('Could not wire the JWT API into the new app (a file does not have the expected shape).')
       }
       // The new app's own craft migrates it: its .env and config, as \`node craft migrate\` would.
