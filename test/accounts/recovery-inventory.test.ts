@@ -58,12 +58,12 @@ describe('recovery ends every kind of the inventory', () => {
     app = await newApp({ env: { MAIL_DRIVER: 'smtp', MAIL_HOST: '127.0.0.1', MAIL_PORT: String(smtp.port), APP_URL: ORIGIN } })
     applyAuthSteps(app)
     applyApiSteps(app, { apiRoutes: API_ROUTES })
-    // Organisations on too: an invitation the intruder sends is a kind of its own.
-    const orgs = app.craft('auth', '--organizations')
-    assert.equal(orgs.code, 0, orgs.stdout + orgs.stderr)
     budgetsOff(app)
     // Sign-in by e-mail on too: its links and codes are a kind of their own.
     app.edit('config/auth.ts', (t) => t.replace("'two_factor', 'passkeys'],", "'two_factor', 'passkeys', 'email_login'],"))
+    // Organisations on too: an invitation the intruder sends is a kind of its own.
+    const orgs = app.craft('auth', '--organizations')
+    assert.equal(orgs.code, 0, orgs.stdout + orgs.stderr)
     // The test reads the kinds of the running app.
     app.edit('routes/web.ts', (t) =>
       t.replace('export const ROUTES = [', "export const ROUTES = [\n  Route.get('/test/inventory-kinds', (ctx) => ({ kinds: ctx.auth.manager.inventory.kinds().map((k) => k.name) })),"),
