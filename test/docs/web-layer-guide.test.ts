@@ -147,7 +147,7 @@ test('CSRF: no token, or one in the query string, is 419 E_CSRF; _token and X-CS
   const t = token(browser)
   const none = await browser.post('/theme', { theme: 'dark' })
   assert.equal(none.status, 419)
-  assert.match(none.text, /Page expired: the form was stale or forged\. Reload and try again\./)
+  assert.match(none.text, /Your session expired or the form was open too long\. Go back, reload the page and try again\./)
   const json = await browser.postJson('/contact', { name: 'Ada' }, JSON_HEADERS)
   assert.deepEqual(json.json(), { message: 'Page expired: the form was stale or forged. Reload and try again.', code: 'E_CSRF' })
   assert.equal((await browser.post(`/theme?__token=${t}`, { theme: 'dark' })).status, 419)
@@ -317,7 +317,7 @@ test('SESSION_DRIVER=database: the cookie holds only the signed id, and flash st
   }
 })
 
-test('template errors: APP_DEBUG=true names the file, line and column; otherwise "Internal server error."', async () => {
+test('template errors: APP_DEBUG=true names the file, line and column; otherwise a page that says something went wrong', async () => {
   const original = app.read('templates/contact.html')
   const example = /line (\d+) of `templates\/contact\.html` changed to\s+`([^`]+)` gives\s+`(Template error in templates\/contact\.html at line \1, column \d+: [^`]+)`/.exec(DOC)
   assert.ok(example, 'the guide shows a template error')
@@ -337,7 +337,7 @@ test('template errors: APP_DEBUG=true names the file, line and column; otherwise
     assert.match(json.stack, /unexpected token/)
     const hidden = await new Client(quiet.url).get('/contact')
     assert.equal(hidden.status, 500)
-    assert.match(hidden.text, /Internal server error\./)
+    assert.match(hidden.text, /Something went wrong on our side\./)
     assert.doesNotMatch(hidden.text, /contact\.html|unexpected token/)
   } finally {
     await debug.stop()

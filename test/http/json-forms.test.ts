@@ -228,7 +228,7 @@ describe('every web flow as JSON', () => {
     const visitor = await new Spa(server.url).start()
     const login = expectJson(await visitor.get('/login'), 200, 'login page')
     assert.deepEqual(Object.keys(login.data).sort(), ['next', 'passkeys', 'remember_me'])
-    assert.deepEqual(expectJson(await visitor.get('/register'), 200, 'register page'), { data: {} })
+    assert.deepEqual(expectJson(await visitor.get('/register'), 200, 'register page'), { data: { next: null } })
     assert.equal((await visitor.client.get('/login')).headers.get('content-type')?.startsWith('text/html'), true)
 
     const spa = await registered('pages@example.test')
