@@ -72,8 +72,12 @@ export class SocialDriver {
     if (p.driver === 'apple') metadata.response_mode = 'form_post'
     const auth = metadata.client_secret ? client.ClientSecretPost(metadata.client_secret) : client.None()
     if (this.oidc) {
-      const insecure = !secure(p.issuer)
-      return client.discovery(new URL(p.issuer!), p.clientId, metadata, auth, insecure ? { execute: [client.allowInsecureRequests] } : undefined)
+      // openid-client skips the ID token's signature when it comes from the token endpoint
+      // (TLS vouches for the issuer); it is checked against the JWKS all the same, so a token
+      // endpoint that is spoofed, proxied or plain http (loopback) cannot assert a subject.
+      const execute = [client.enableNonRepudiationChecks]
+      if (!secure(p.issuer)) execute.push(client.allowInsecureRequests)
+      return client.discovery(new URL(p.issuer!), p.clientId, metadata, auth, { execute })
     }
     const endpoints =
       p.driver === 'github'
