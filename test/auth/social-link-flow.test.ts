@@ -6,6 +6,7 @@
  *   by a password login to that account, only once its second factor is given.
  * - A password login to ANOTHER account, or a logout, discards the pending link-up: a later login
  *   to the right account links nothing.
+ * - A user without a password confirms `/confirm-password` with a passkey of their own.
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -17,8 +18,10 @@ import { applyAuthSteps } from '../helpers/seed-steps.js'
 import { budgetsOff } from '../helpers/auth-config.js'
 import { PASSWORD, appDb } from '../helpers/security-kit.js'
 import { startForgePeer, type ForgePeer } from '../helpers/forge-peer.js'
+import { ORIGIN, SoftAuthenticator } from '../helpers/soft-authenticator.js'
 
-const APP_URL = 'http://app.example.test'
+/** The passkeys' relying party is the app's URL. */
+const APP_URL = ORIGIN
 const OTHER_ACCOUNT = 'You logged into another account: the sign-in was not linked to it.'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -156,5 +159,39 @@ export const SOCIAL = {
     await other.post('/logout', { __token: other.csrf() })
     assert.equal((await other.submit('/login', '/login', { email: 'target@example.test', password: PASSWORD })).location, '/home')
     assert.equal(await identity('target-sub'), undefined, 'a logout discards it')
+  })
+
+  it('a user without a password confirms with a passkey on /confirm-password', async () => {
+    const browser = new Client(server.url)
+    assert.equal(await signIn(browser, 'pk-sub', 'pk@example.test'), '/home')
+    // A first confirmation by a fresh round trip, to add a passkey.
+    await browser.get('/confirm-password')
+    const go = await browser.post('/auth/forge/confirm', { __token: browser.csrf() })
+    forge.next = 'pk-sub'
+    assert.equal((await browser.get(await forge.roundTrip(go.location!))).location, '/account')
+    const authenticator = new SoftAuthenticator()
+    await browser.get('/account/passkeys')
+    const options = await browser.postJson('/passkeys/register/options', {}, { accept: 'application/json', 'x-csrf-token': browser.csrf() })
+    assert.equal(options.status, 200, options.text)
+    const added = await browser.postJson('/passkeys/register', { response: authenticator.attest(options.json()), name: 'Key' }, { accept: 'application/json', 'x-csrf-token': browser.csrf() })
+    assert.equal(added.status, 201, added.text)
+
+    // Another session, not confirmed: the page offers the passkey, whose answer confirms.
+    const later = new Client(server.url)
+    assert.equal(await signIn(later, 'pk-sub', 'pk@example.test'), '/home')
+    await later.get('/account/connections')
+    const stopped = await later.post('/account/connections/forge/disconnect', { __token: later.csrf() }, { referer: `${server.url}/account/connections` })
+    assert.equal(stopped.location, '/confirm-password')
+    const page = await later.get('/confirm-password')
+    assert.match(page.text, /data-passkey-login>Confirm with a passkey</)
+    const ask = await later.postJson('/passkeys/login/options', {}, { accept: 'application/json', 'x-csrf-token': later.csrf() })
+    assert.equal(ask.status, 200, ask.text)
+    const answer = await later.postJson('/passkeys/login', { response: authenticator.assert(ask.json()) }, { accept: 'application/json', 'x-csrf-token': later.csrf() })
+    assert.equal(answer.status, 200, answer.text)
+    assert.equal(answer.json().redirect, '/account/connections', 'back where password.confirm stopped')
+    await later.get('/account/connections')
+    const off = await later.post('/account/connections/forge/disconnect', { __token: later.csrf() })
+    assert.equal(off.location, '/account/connections', 'confirmed: the passkey is another way in')
+    assert.equal(await identity('pk-sub'), undefined)
   })
 })

@@ -52,7 +52,8 @@ export async function startForgePeer(client: { clientId: string; clientSecret: s
 
   async function idToken(grant: { subject: string; nonce: string; defect: ForgeDefect }): Promise<string> {
     const now = Math.floor(Date.now() / 1000)
-    const claims = { ...(peer.accounts.get(grant.subject) ?? {}), nonce: grant.defect === 'nonce' ? 'not-the-nonce-that-was-sent' : grant.nonce }
+    // auth_time: every authorization here is a fresh login (what `max_age=0` asks for).
+    const claims = { ...(peer.accounts.get(grant.subject) ?? {}), auth_time: now, nonce: grant.defect === 'nonce' ? 'not-the-nonce-that-was-sent' : grant.nonce }
     const iss = grant.defect === 'issuer' ? 'http://127.0.0.1:1' : peer.issuer
     const aud = grant.defect === 'audience' ? 'someone-else' : client.clientId
     const [iat, exp] = grant.defect === 'expired' ? [now - 7200, now - 3600] : [now, now + 300]
