@@ -93,6 +93,12 @@ export const SOCIAL = {
     assert.equal(await stored(), before)
   })
 
+  it('a key rotation: a token under a new kid fetches the keys again and logs in', async () => {
+    await forge.rotate()
+    const browser = new Client(server.url)
+    assert.equal((await browser.get(await callbackFor(browser, 'good-sub'))).location, '/home')
+  })
+
   const defects: [ForgeDefect, string][] = [
     ['issuer', 'an ID token from another issuer'],
     ['audience', 'an ID token for another audience'],

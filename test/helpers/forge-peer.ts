@@ -27,17 +27,25 @@ export interface ForgePeer {
   /** The defect of the next ID token ('none': a good one). */
   defect: ForgeDefect
   accounts: Map<string, ForgeClaims>
+  /** A key rotation: a new signing key under a new `kid`, published beside the old one. */
+  rotate(): Promise<void>
   /** Follows the authorization URL to the app: the callback's path and query. */
   roundTrip(authorizeUrl: string): Promise<string>
   close(): Promise<void>
 }
 
-const KID = 'forge-key-1'
 
 export async function startForgePeer(client: { clientId: string; clientSecret: string }): Promise<ForgePeer> {
-  const good = await generateKeyPair('RS256')
   const rogue = await generateKeyPair('RS256')
-  const publicJwk = { ...(await exportJWK(good.publicKey)), kid: KID, alg: 'RS256', use: 'sig' }
+  const published: Record<string, unknown>[] = []
+  let good = await generateKeyPair('RS256')
+  let kid = ''
+  const rotate = async () => {
+    good = await generateKeyPair('RS256')
+    kid = `forge-key-${published.length + 1}`
+    published.push({ ...(await exportJWK(good.publicKey)), kid, alg: 'RS256', use: 'sig' })
+  }
+  await rotate()
   const codes = new Map<string, { subject: string; redirect: string; challenge: string; nonce: string; defect: ForgeDefect }>()
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
@@ -62,7 +70,7 @@ export async function startForgePeer(client: { clientId: string; clientSecret: s
       return `${part({ alg: 'none', typ: 'JWT' })}.${part({ ...claims, iss, aud, sub: grant.subject, iat, exp })}.`
     }
     return new SignJWT(claims)
-      .setProtectedHeader({ alg: 'RS256', kid: KID, typ: 'JWT' })
+      .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
       .setIssuer(iss)
       .setAudience(aud)
       .setSubject(grant.subject)
@@ -86,7 +94,7 @@ export async function startForgePeer(client: { clientId: string; clientSecret: s
         token_endpoint_auth_methods_supported: ['client_secret_post'],
       })
     }
-    if (url.pathname === '/jwks') return json(res, 200, { keys: [publicJwk] })
+    if (url.pathname === '/jwks') return json(res, 200, { keys: published })
     if (url.pathname === '/authorize') {
       const q = url.searchParams
       const back = new URL(q.get('redirect_uri') ?? '')
@@ -127,6 +135,7 @@ export async function startForgePeer(client: { clientId: string; clientSecret: s
     next: '',
     defect: 'none',
     accounts: new Map(),
+    rotate,
     async roundTrip(authorizeUrl) {
       const r = await fetch(authorizeUrl, { redirect: 'manual' })
       const location = r.headers.get('location')
