@@ -117,7 +117,12 @@ export const SOCIAL = {
       await expectRefused(browser, back)
       assert.equal(await stored(), before, 'no user, no identity, no state left')
       assert.equal(await db('users').where('email', `${defect}-sub@example.test`).first(), undefined)
-      const after = Number((await db('auth_events').where('type', 'auth:login_failed').count<{ n: number }[]>({ n: '*' }))[0]!.n)
+      // Audit rows are written after the answer: wait for it a little.
+      let after = failures
+      for (let i = 0; i < 50 && after <= failures; i++) {
+        after = Number((await db('auth_events').where('type', 'auth:login_failed').count<{ n: number }[]>({ n: '*' }))[0]!.n)
+        if (after <= failures) await new Promise((r) => setTimeout(r, 50))
+      }
       assert.ok(after > failures, 'auth:login_failed')
       // Told to behave again, the provider cannot reuse the consumed state.
       forge.defect = 'none'
