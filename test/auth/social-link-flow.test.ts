@@ -6,7 +6,8 @@
  *   by a password login to that account, only once its second factor is given.
  * - A password login to ANOTHER account, or a logout, discards the pending link-up: a later login
  *   to the right account links nothing.
- * - A user without a password confirms `/confirm-password` with a passkey of their own.
+ * - A user without a password confirms `/confirm-password` with a passkey of their own; a user
+ *   with one still types it.
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -193,5 +194,28 @@ export const SOCIAL = {
     const off = await later.post('/account/connections/forge/disconnect', { __token: later.csrf() })
     assert.equal(off.location, '/account/connections', 'confirmed: the passkey is another way in')
     assert.equal(await identity('pk-sub'), undefined)
+  })
+
+  it('a user with a password is not confirmed by a passkey', async () => {
+    const { client, id: userId } = await register('typed@example.test')
+    const authenticator = new SoftAuthenticator()
+    await client.get('/account/passkeys')
+    const options = await client.postJson('/passkeys/register/options', {}, { accept: 'application/json', 'x-csrf-token': client.csrf() })
+    const added = await client.postJson('/passkeys/register', { response: authenticator.attest(options.json()), name: 'Key' }, { accept: 'application/json', 'x-csrf-token': client.csrf() })
+    assert.equal(added.status, 201, added.text)
+    // A passkey login (no password typed), then its assertion again on the confirmation page.
+    const browser = new Client(server.url)
+    await browser.get('/login')
+    const ask = await browser.postJson('/passkeys/login/options', {}, { accept: 'application/json', 'x-csrf-token': browser.csrf() })
+    assert.equal((await browser.postJson('/passkeys/login', { response: authenticator.assert(ask.json()) }, { accept: 'application/json', 'x-csrf-token': browser.csrf() })).status, 200)
+    const page = await browser.get('/confirm-password')
+    assert.ok(!page.text.includes('Confirm with a passkey'), 'not offered')
+    const again = await browser.postJson('/passkeys/login/options', {}, { accept: 'application/json', 'x-csrf-token': browser.csrf() })
+    assert.equal((await browser.postJson('/passkeys/login', { response: authenticator.assert(again.json()) }, { accept: 'application/json', 'x-csrf-token': browser.csrf() })).status, 200)
+    await browser.get('/account/passkeys')
+    const id = (await db('passkeys').where('user_id', userId).first('id'))?.id
+    assert.ok(id)
+    const stopped = await browser.post(`/account/passkeys/${id}/delete`, { __token: browser.csrf() })
+    assert.equal(stopped.location, '/confirm-password', 'the password is still asked for')
   })
 })
