@@ -3,6 +3,8 @@
  * What the generated `ConfirmPasswordController` does: `GET /confirm-password` (the form) and
  * `POST /confirm-password` (field `password`). The `password.confirm` middleware sends a user
  * here when they have not typed their password in the last `GUARDS.web.password_timeout` minutes.
+ * A user without a password is offered a passkey instead (its answer, `POST /passkeys/login`,
+ * records the confirmation) and, with social login, a fresh round trip to a linked provider.
  *
  * A confirmation takes one slot of the `confirm` budget (`GUARDS.throttle.confirm`, default 5 a
  * minute), keyed by the account, before any hashing: a stolen session cannot guess the password
@@ -28,7 +30,7 @@ export const PASSWORD_CONFIRMED = 'Password confirmed.'
 const FORM = '/confirm-password'
 
 /** The stored password hash of `user` (the model's `passwordColumn`, default `password`), or null. */
-function passwordHashOf(ctx: HttpContext, user: AuthUser): string | null {
+export function passwordHashOf(ctx: HttpContext, user: AuthUser): string | null {
   const column: string = ctx.auth.manager.model?.passwordColumn ?? 'password'
   const value = (user as unknown as Record<string, unknown>)[column]
   return typeof value === 'string' ? value : null
@@ -38,8 +40,10 @@ export const ConfirmPasswordForms = {
   /** GET /confirm-password: the form (behind `auth`). */
   async show(ctx: HttpContext): Promise<unknown> {
     ctx.response.header('Cache-Control', 'no-store')
-    const user = await ctx.auth.authenticate()
-    return ctx.view.render('auth/confirm_password', { user })
+    const user = await ctx.auth.authenticate<AuthUser>()
+    // A user without a password confirms with a passkey (or a linked provider) instead.
+    const passkeys = ctx.auth.manager.resolved.features.has('passkeys') && passwordHashOf(ctx, user) === null
+    return ctx.view.render('auth/confirm_password', { user, passkeys })
   },
 
   /**

@@ -40,6 +40,8 @@ import { formatWhen } from '../accounts/device-forms.js'
 import { finishWebLogin } from '../login/flow.js'
 import { rotateCurrentLogin } from '../guards/web/guard.js'
 import { MFA_INTENDED, stepUpIfEnrolled } from '../middleware/mfa-middleware.js'
+import { CONFIRM_INTENDED, markPasswordConfirmed } from '../middleware/password-confirm-middleware.js'
+import { passwordHashOf } from '../accounts/confirm-password-forms.js'
 import { requireRecentSecondFactor } from '../middleware/mfa-recent-middleware.js'
 import { refuseUnverified } from '../middleware/verified-middleware.js'
 import { PENDING_LOGIN_KEY } from '../two-factor/pending-login.js'
@@ -265,6 +267,12 @@ export const PasskeyForms = {
       await rotateCurrentLogin(ctx)
       if (ctx.hasSession) ctx.session.regenerate()
       markSecondFactor(ctx)
+      // A user without a password has none to type on /confirm-password: a fresh assertion of
+      // their own passkey is the confirmation, and sends them where `password.confirm` stopped them.
+      if (passwordHashOf(ctx, current) === null) {
+        markPasswordConfirmed(ctx)
+        target ??= takeSessionPath(ctx, CONFIRM_INTENDED)
+      }
     } else {
       // A password login waiting for its second step in this browser is replaced by this login;
       // its `next`, and its "remember me" when it was for the same account, carry over.

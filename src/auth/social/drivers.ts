@@ -47,6 +47,8 @@ const secure = (url: string | null) => url !== null && url.startsWith('https:')
 
 export class SocialDriver {
   #config: Promise<client.Configuration> | null = null
+  #metadata: Partial<client.ClientMetadata> = {}
+  #auth: client.ClientAuth = client.None()
 
   constructor(
     readonly provider: SocialProvider,
@@ -71,9 +73,15 @@ export class SocialDriver {
     const metadata: Partial<client.ClientMetadata> = { client_secret: this.#clientSecret() ?? undefined }
     if (p.driver === 'apple') metadata.response_mode = 'form_post'
     const auth = metadata.client_secret ? client.ClientSecretPost(metadata.client_secret) : client.None()
+    this.#metadata = metadata
+    this.#auth = auth
     if (this.oidc) {
-      const insecure = !secure(p.issuer)
-      return client.discovery(new URL(p.issuer!), p.clientId, metadata, auth, insecure ? { execute: [client.allowInsecureRequests] } : undefined)
+      // openid-client skips the ID token's signature when it comes from the token endpoint
+      // (TLS vouches for the issuer); it is checked against the JWKS all the same, so a token
+      // endpoint that is spoofed, proxied or plain http (loopback) cannot assert a subject.
+      const execute = [client.enableNonRepudiationChecks]
+      if (!secure(p.issuer)) execute.push(client.allowInsecureRequests)
+      return client.discovery(new URL(p.issuer!), p.clientId, metadata, auth, { execute })
     }
     const endpoints =
       p.driver === 'github'
@@ -128,7 +136,8 @@ export class SocialDriver {
    */
   async finish(params: URLSearchParams, secrets: RedirectSecrets, checks: { maxAge?: number } = {}): Promise<SocialProfile> {
     try {
-      const config = await this.configuration()
+      const shared = await this.configuration()
+      const config = this.oidc ? this.#exchangeConfiguration(shared) : shared
       const current = new URL(this.redirectUri)
       for (const [k, v] of params) current.searchParams.append(k, v)
       const tokens = await client.authorizationCodeGrant(config, current, {
@@ -136,12 +145,39 @@ export class SocialDriver {
         expectedState: secrets.state,
         ...(this.oidc ? { expectedNonce: secrets.nonce ?? undefined, idTokenExpected: true, maxAge: checks.maxAge } : {}),
       })
+      const keys = this.oidc ? client.getJwksCache(config) : undefined
+      if (keys) client.setJwksCache(shared, keys)
       const profile = this.oidc ? await this.#oidcProfile(config, tokens) : await this.#apiProfile(config, tokens.access_token)
       return { ...profile, accessToken: tokens.access_token ?? null, refreshToken: tokens.refresh_token ?? null }
     } catch (error) {
       if (error instanceof SocialProtocolError) throw error
       throw new SocialProtocolError(error instanceof Error ? error.message : String(error), { cause: error })
     }
+  }
+
+  /**
+   * The configuration of one code exchange: the issuer's keys as last fetched (kept 5 minutes),
+   * fetched again when the token endpoint's ID token names a `kid` they do not have (a key
+   * rotation), which openid-client alone would do only once its copy is a minute old.
+   */
+  #exchangeConfiguration(shared: client.Configuration): client.Configuration {
+    const config = new client.Configuration(shared.serverMetadata(), this.provider.clientId, this.#metadata, this.#auth)
+    client.enableNonRepudiationChecks(config)
+    if (!secure(this.provider.issuer)) client.allowInsecureRequests(config)
+    const cached = client.getJwksCache(shared)
+    if (!cached) return config
+    client.setJwksCache(config, cached)
+    const tokenEndpoint = config.serverMetadata().token_endpoint
+    config[client.customFetch] = async (url, options) => {
+      const response = await fetch(url, options as RequestInit)
+      if (url === tokenEndpoint && response.ok) {
+        const kid = idTokenKid(await response.clone().json().catch(() => null))
+        const known = (cached.jwks as { keys?: { kid?: unknown }[] }).keys ?? []
+        if (kid !== null && !known.some((k) => k.kid === kid)) client.setJwksCache(config, { jwks: { keys: [] }, uat: 0 })
+      }
+      return response
+    }
+    return config
   }
 
   async #oidcProfile(config: client.Configuration, tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers): Promise<Omit<SocialProfile, 'accessToken' | 'refreshToken'>> {
@@ -181,6 +217,18 @@ export class SocialDriver {
     if (!mapped || (typeof mapped.id !== 'string' && typeof mapped.id !== 'number') || String(mapped.id) === '') throw new SocialProtocolError('mapProfile gave no id')
     const email = text(mapped.email)
     return { subject: String(mapped.id), email, emailVerified: email !== null && mapped.emailVerified === true, name: text(mapped.name) }
+  }
+}
+
+/** The `kid` in the header of a token response's `id_token`, or null. */
+function idTokenKid(body: unknown): string | null {
+  const token = body && typeof body === 'object' ? (body as Record<string, unknown>).id_token : null
+  if (typeof token !== 'string') return null
+  try {
+    const header = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>
+    return typeof header.kid === 'string' ? header.kid : null
+  } catch {
+    return null
   }
 }
 
