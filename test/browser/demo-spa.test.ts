@@ -64,7 +64,8 @@ describe("the demo's single-page example in chromium", { skip }, () => {
     applyAuthSteps(app)
     assert.equal(app.craft('api:install', '--store', 'table').code, 0)
     applyApiSteps(app, { apiRoutes: DEMO_API_ROUTES })
-    setDemoTokenLifetime(app.dir, 0.05)
+    // 15-second tokens: short enough to wait for, long enough that a race under load ends before the new one expires.
+    setDemoTokenLifetime(app.dir, 0.25)
     applyDemoPage(app.dir)
     applyDemoSpa(app.dir)
     migrate(app)
