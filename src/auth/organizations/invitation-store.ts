@@ -7,6 +7,7 @@
  * Pending invitations are the inviter's inventory kind `organization_invitations`: recovery
  * ("This wasn't me") and deletion revoke them, as do removing or demoting the inviter.
  */
+import { retryOnDeadlock } from '../../database/retry-deadlock.js'
 import type { Knex } from 'knex'
 import { randomToken } from '../../support/random-token.js'
 import { sha256Hex } from '../tokens/index.js'
@@ -64,7 +65,9 @@ export class InvitationStore {
   async create(organizationId: number, email: string, role: string, invitedBy: Key, days: number): Promise<{ id: number; token: string }> {
     const token = randomToken(32)
     const now = new Date()
-    const id = await this.db().transaction(async (trx) => {
+    // Concurrent invitations to one organisation take gap locks on its index (InnoDB): a
+    // transaction the database picks as a deadlock victim was rolled back whole and runs again.
+    const id = await retryOnDeadlock(() => this.db().transaction(async (trx) => {
       await pending(trx(INVITATIONS_TABLE).where({ organization_id: organizationId, email }), now).update({ revoked_at: now })
       const [inserted] = await trx(INVITATIONS_TABLE).insert(
         {
@@ -79,7 +82,7 @@ export class InvitationStore {
         ['id'],
       )
       return Number(typeof inserted === 'object' ? (inserted as { id: unknown }).id : inserted)
-    })
+    }))
     return { id, token }
   }
 
