@@ -103,6 +103,7 @@ export class TokenEpochs {
   #redisDownSince: number | null = null
   /** Whether `token_epoch_deletions` exists (asked until it does: apps may migrate after booting). */
   #hasTombstones = false
+  #tombstonesAskedAt = -Infinity
   /** Pending retries of failed publishes (cleared by `stop`). */
   readonly #retries = new Set<NodeJS.Timeout>()
 
@@ -208,8 +209,15 @@ export class TokenEpochs {
     this.#syncedAt = startedAt
   }
 
+  /**
+   * Whether the tombstone table exists: once found it stays found; a missing one is asked again
+   * at most once a minute (not on every 5-second poll), and the read window covers the gap.
+   */
   async #tombstonesExist(): Promise<boolean> {
-    if (!this.#hasTombstones) this.#hasTombstones = await this.#options.db().schema.hasTable(TOMBSTONE_TABLE)
+    if (!this.#hasTombstones && Date.now() - this.#tombstonesAskedAt >= 60_000) {
+      this.#tombstonesAskedAt = Date.now()
+      this.#hasTombstones = await this.#options.db().schema.hasTable(TOMBSTONE_TABLE)
+    }
     return this.#hasTombstones
   }
 
