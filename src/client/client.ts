@@ -130,6 +130,11 @@ function tokenOf(body: unknown): string {
   return data
 }
 
+/** Milliseconds spent waiting for a turn that mean another tab held it. */
+const HANDOFF_WAIT_MS = 5
+/** How long a tab that waited looks for the neighbour's new token before reauthenticating itself. */
+const HANDOFF_GRACE_MS = 250
+
 /** A refused reauth (not a network failure, 429 or 5xx): the token can never work again. */
 function isRefusal(error: unknown): boolean {
   return error instanceof TrowelError && error.status >= 400 && error.status < 500 && error.status !== 429
@@ -195,9 +200,20 @@ export function createClient(options: ClientOptions): TrowelClient {
 
   /** The token to use instead of `used`: one reauth per client, tabs in turn, storage read again inside the turn. */
   function refreshAfter(used: string | null): Promise<string> {
+    const asked = Date.now()
     inFlight ??= turns
       .run(async () => {
-        const current = await readToken()
+        let current = await readToken()
+        // A turn we had to wait for was most likely a neighbour's reauth. A browser passes one
+        // tab's localStorage write to another tab asynchronously, so the lock can be ours before
+        // the new token is: give it a moment to arrive rather than reauthenticating again.
+        if (used !== null && current === used && Date.now() - asked >= HANDOFF_WAIT_MS) {
+          const until = Date.now() + HANDOFF_GRACE_MS
+          while (current === used && Date.now() < until) {
+            await new Promise((resolve) => setTimeout(resolve, 10))
+            current = await readToken()
+          }
+        }
         if (current === null) throw new TrowelError({ status: 401, code: 'E_REAUTH_FAILED', message: 'Not logged in: log in again.' })
         if (used !== null && current !== used) return current
         return reauthWith(current)
