@@ -162,6 +162,31 @@ describe('trowel/client', () => {
     assert.equal(locks.grants, 2)
   })
 
+  it("two tabs whose storage passes writes between them late (as Chromium's localStorage does): still one reauth", async () => {
+    const server = fakeServer({ reauthDelay: 20 })
+    const locks = fakeLocks()
+    // Each tab sees its own writes at once and the other tab's 40 ms later.
+    const views = [new Map<string, string>(), new Map<string, string>()]
+    const lagging = (own: number): TokenStorage => ({
+      get: (key) => views[own]!.get(key) ?? null,
+      set: (key, value) => {
+        views[own]!.set(key, value)
+        setTimeout(() => views[1 - own]!.set(key, value), 40)
+      },
+      remove: (key) => {
+        views[own]!.delete(key)
+        setTimeout(() => views[1 - own]!.delete(key), 40)
+      },
+    })
+    const tab1 = createClient({ baseUrl: BASE, fetch: server.fetch, storage: lagging(0), locks })
+    const tab2 = createClient({ baseUrl: BASE, fetch: server.fetch, storage: lagging(1), locks })
+    await tab1.auth.login('ada@example.com', 'right')
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    server.expire()
+    await Promise.all([...Array.from({ length: 5 }, () => tab1.get('/api/me')), ...Array.from({ length: 5 }, () => tab2.get('/api/me'))])
+    assert.equal(server.reauths(), 1, 'the tab that waited found the new token once it arrived')
+  })
+
   for (const channel of [true, false]) {
     it(`two tabs without locks, ${channel ? 'with' : 'without'} a BroadcastChannel: ${channel ? 'one reauth' : 'two reauths (the race the reuse window covers)'}`, async () => {
       const server = fakeServer({ reauthDelay: 150, reuseWindow: true })
