@@ -1,34 +1,24 @@
 /**
  * @module api/api-inventory
- * The API's kinds in the auth inventory:
+ * The JWTs' kind in the auth inventory (the personal access tokens' is in personal-tokens/):
  * - `api_tokens`: the user's JWTs — the column store's current token, or with `store: 'table'`
  *   every token family (one per device) — and, with `revocation: 'epoch'`, the user's epoch,
  *   raised so that every token issued before is refused everywhere. Every revocation ends them (a
  *   password change and "log out other devices" too: an API client is another device, never the
  *   web login being kept).
- * - `personal_tokens`: personal access tokens are for scripts. A password change or reset and
- *   "log out other devices" keep them; "This wasn't me" and account deletion end them.
  */
 import type { Knex } from 'knex'
 import type { Application } from '../foundation/application.js'
-import { ALL_REASONS, storedDate, type AuthInventory, type InventoryItem, type InventoryKind, type RevocationReason } from '../auth/inventory/index.js'
+import { ALL_REASONS, storedDate, type AuthInventory, type InventoryItem, type InventoryKind } from '../auth/inventory/index.js'
 import { API_TOKENS_TABLE } from './families/token-families.js'
-import { PERSONAL_TOKENS_TABLE } from './personal-tokens/repository.js'
 
-const PERSONAL_ENDS_ON: ReadonlySet<RevocationReason> = new Set<RevocationReason>(['secure', 'delete'])
 /** A token family id: 16 random bytes, base64url. */
 const FAMILY_ID = /^[A-Za-z0-9_-]{1,32}$/
-const ROW_ID = /^[1-9][0-9]{0,18}$/
 
 type Db = Knex | Knex.Transaction
 
-/** Adds the API's kinds to `inventory` (ApiProvider, at boot). */
-export function registerApiKinds(app: Application, inventory: AuthInventory): void {
-  inventory.register(apiTokensKind(app, inventory))
-  inventory.register(personalTokensKind(inventory))
-}
-
-function apiTokensKind(app: Application, inventory: AuthInventory): InventoryKind {
+/** The `api_tokens` kind (ApiProvider registers it at boot, before the API features' kinds). */
+export function apiTokensKind(app: Application, inventory: AuthInventory): InventoryKind {
   const jwt = () => app.make('api.jwt')
   const hasFamilies = async (db: Db) => jwt().families !== null && jwt().families !== undefined && (await inventory.hasTable(API_TOKENS_TABLE, db))
   return {
@@ -57,28 +47,6 @@ function apiTokensKind(app: Application, inventory: AuthInventory): InventoryKin
       // The epoch refuses every token issued before, whatever the store.
       if (service.epochs) count += await service.epochs.bump(userId, db, { deleting: options.deleting })
       return count
-    },
-  }
-}
-
-function personalTokensKind(inventory: AuthInventory): InventoryKind {
-  const has = (db: Db) => inventory.hasTable(PERSONAL_TOKENS_TABLE, db)
-  return {
-    name: 'personal_tokens',
-    endsOn: PERSONAL_ENDS_ON,
-    tables: [PERSONAL_TOKENS_TABLE],
-    async list(userId, db) {
-      if (!(await has(db))) return []
-      const rows = await db(PERSONAL_TOKENS_TABLE).where('user_id', userId as string | number).orderBy('id').select('id', 'name', 'created_at')
-      return rows.map((row): InventoryItem => ({ kind: 'personal_tokens', id: String(row.id), label: String(row.name), createdAt: storedDate(row.created_at) }))
-    },
-    async revokeOne(userId, id, db) {
-      if (!ROW_ID.test(id) || !(await has(db))) return 0
-      return db(PERSONAL_TOKENS_TABLE).where({ id, user_id: userId as string | number }).delete()
-    },
-    async revokeAll(userId, db) {
-      if (!(await has(db))) return 0
-      return db(PERSONAL_TOKENS_TABLE).where('user_id', userId as string | number).delete()
     },
   }
 }

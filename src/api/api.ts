@@ -1,11 +1,16 @@
 /**
  * @module api/api
- * The `Api` facade: `...Api.routes({ authRoute, reauthRoute })` in `routes/web.ts`.
+ * The `Api` facade: `...Api.routes({ authRoute, reauthRoute })` in `routes/web.ts`, the routes of
+ * every piece of the API (the feature list's, in order).
  */
-import { apiRoutes, type ApiRoutesOptions } from './token-routes.js'
+import { apiFeatureRoutes } from './features/registry.js'
+import type { ApiRoutesOptions } from './features/contract.js'
+import type { RouteDefinition } from '../routing/route-definition.js'
+
+export type { ApiRoutesOptions }
 
 export const Api = {
-  routes(options: ApiRoutesOptions = {}) {
-    return apiRoutes(options)
+  routes(options: ApiRoutesOptions = {}): RouteDefinition[] {
+    return apiFeatureRoutes(options)
   },
 }

@@ -1,9 +1,10 @@
 /**
  * @module trowel/api
  * The optional JWT API: `ApiProvider`, `Api.routes()`, `AuthenticatesTokens`, the `jwt` guard,
- * and the `api` and `guard` stacks' middleware.
+ * the `api` and `guard` stacks' middleware, and the contract and list of the API's pieces.
  */
-export { Api } from './api.js'
+export { Api, type ApiRoutesOptions } from './api.js'
+export { apiFeatures, defineApiFeature, type ApiFeatureModule, type ApiOptionsContext } from './features/index.js'
 export { ApiProvider } from './api-provider.js'
 export { AuthenticatesTokens } from './authenticates-tokens.js'
 export { JWTAuthenticationMiddleware } from './middleware/jwt-authentication-middleware.js'

@@ -10,12 +10,12 @@
 import { Middleware } from '../../http/middleware.js'
 import type { HttpContext } from '../../http/context.js'
 import { RouteDefinitionError } from '../../routing/errors.js'
-import type { JwtGuard } from '../guards/jwt/guard.js'
+import { jwtGuardOf } from '../guards/jwt/jwt-guard-of.js'
 import { ABILITY_PATTERN, InsufficientScopeError, firstMissing } from '../personal-tokens/abilities.js'
 
 export class AbilityMiddleware extends Middleware {
   async before(ctx: HttpContext, ...abilities: string[]): Promise<void> {
-    await ctx.auth.resolve<JwtGuard>('jwt').verifyRequest()
+    await jwtGuardOf(ctx).verifyRequest()
     const missing = firstMissing(ctx.state.abilities ?? [], abilities)
     if (missing !== null) throw new InsufficientScopeError(missing)
   }

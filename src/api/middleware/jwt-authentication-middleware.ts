@@ -8,11 +8,11 @@
  */
 import { Middleware } from '../../http/middleware.js'
 import type { HttpContext } from '../../http/context.js'
-import type { JwtGuard } from '../guards/jwt/guard.js'
+import { jwtGuardOf } from '../guards/jwt/jwt-guard-of.js'
 
 export class JWTAuthenticationMiddleware extends Middleware {
   before(ctx: HttpContext): undefined | Promise<undefined> {
-    const verified = ctx.auth.resolve<JwtGuard>('jwt').verifyRequestNow()
+    const verified = jwtGuardOf(ctx).verifyRequestNow()
     return verified instanceof Promise ? verified.then(() => undefined) : undefined
   }
 }

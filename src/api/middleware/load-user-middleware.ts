@@ -6,11 +6,11 @@
  */
 import { Middleware } from '../../http/middleware.js'
 import type { HttpContext } from '../../http/context.js'
-import type { JwtGuard } from '../guards/jwt/guard.js'
+import { jwtGuardOf } from '../guards/jwt/jwt-guard-of.js'
 
 export class LoadUserMiddleware extends Middleware {
   before(ctx: HttpContext): undefined | Promise<undefined> {
-    const user = ctx.auth.resolve<JwtGuard>('jwt').subjectNow()
+    const user = jwtGuardOf(ctx).subjectNow()
     if (!(user instanceof Promise)) {
       ctx.request.setUser(user)
       return undefined

@@ -13,15 +13,15 @@ import type { Application } from '../../foundation/application.js'
 import { buildOpenApiDocument, type OpenApiDocument } from './document.js'
 import { openApiOptionsFor } from './app-options.js'
 import { addWebOperations } from './web-operations.js'
+import { asApiRoute } from '../api-route.js'
+import { driverSettings } from '../api-config.js'
 
 /** One document per application: its routes do not change once it serves. */
 const documents = new WeakMap<Application, OpenApiDocument>()
 
-/** `DRIVERS.<default>.openapi` of config/api.ts. */
+/** `DRIVERS.<default>.openapi` of config/api.ts (checked at boot: true, false or absent). */
 export function openApiEnabled(app: Application): boolean {
-  const drivers = app.config('api')?.DRIVERS
-  const driver = drivers?.[drivers?.default ?? 'jwt']
-  return driver?.openapi === true
+  return driverSettings(app).openapi === true
 }
 
 /** The app's OpenAPI document, from its compiled routes; `web: true` adds the web forms that answer JSON. */
@@ -43,9 +43,5 @@ function serveOpenApi(ctx: HttpContext): unknown {
 }
 
 export function openapiRoute(path = '/api/openapi.json'): RouteDefinition {
-  const route = Route.get(path, serveOpenApi).name('api.openapi').withoutMiddleware('web')
-  route.csrfExempt = true
-  route.json = true
-  route.requiresProvider = { name: 'ApiProvider', key: 'Api.routes() in routes/web.ts' }
-  return route
+  return asApiRoute(Route.get(path, serveOpenApi).name('api.openapi'))
 }

@@ -26,7 +26,9 @@ import { FrameworkError } from '../../foundation/framework-error.js'
 import { eventBase } from '../../auth/events.js'
 import type { CookieJar } from '../../http/cookie-jar.js'
 import { refererPath } from '../../http/response.js'
-import { normalizeAbilities, ALL_ABILITIES, ABILITY_PATTERN } from './abilities.js'
+import { normalizeAbilities } from './abilities.js'
+import { personalTokenOptions } from './options.js'
+import { driverSettings } from '../api-config.js'
 import { normalizeName, PERSONAL_TOKENS_TABLE, type PersonalToken, type PersonalTokenRepository } from './repository.js'
 import { issuePersonalToken, personalEventDetail, PERSONAL_TOKENS_KIND } from './issue.js'
 import { DEFAULT_EXPIRY_DAYS, EXPIRY_CHOICES, formExpiryMinutes } from './token-expiry.js'
@@ -54,12 +56,9 @@ function repository(ctx: HttpContext): PersonalTokenRepository {
   return ctx.app.make('api.personal_tokens')
 }
 
-/** The app's abilities (`DRIVERS.jwt.abilities` in config/api.ts), when it lists them. */
-function knownAbilities(ctx: HttpContext): string[] | null {
-  const drivers = ctx.app.config('api')?.DRIVERS
-  const list = drivers?.[drivers?.default ?? 'jwt']?.abilities
-  if (!Array.isArray(list)) return null
-  return list.filter((x: unknown): x is string => typeof x === 'string' && (x === ALL_ABILITIES || ABILITY_PATTERN.test(x)))
+/** The app's abilities (`DRIVERS.jwt.abilities` in config/api.ts, checked at boot), when it lists them. */
+function knownAbilities(ctx: HttpContext): readonly string[] | null {
+  return personalTokenOptions(driverSettings(ctx.app)).abilities
 }
 
 /** A date as the account pages show it: `2025-01-31 14:05 UTC`. */

@@ -1,0 +1,78 @@
+/**
+ * @module api/token-routes/routes
+ * The token routes of `Api.routes({ authRoute, reauthRoute })`: POST authRoute (`username`,
+ * `password`) → `{"data": "<JWT>"}` (a user with two-factor authentication: 401 `E_MFA_REQUIRED`
+ * with an `mfa_token`, answered on POST `<authRoute>/two-factor` with `code` or `recovery_code`,
+ * see second-step); POST reauthRoute (`token`) → `{"data": "<new JWT>"}`; POST /api/logout
+ * (Bearer) → 204; POST /api/revoke (`token`, RFC 7009) → 200. Between the second step and reauth,
+ * the API routes of the auth features that are on (sign-in by e-mail, ...). Declared in
+ * `routes/web.ts` but outside the `web` stack: no session, no cookie, no CSRF, JSON errors.
+ * Served only when ApiProvider is registered (startup stops otherwise).
+ */
+import { Route } from '../../routing/route.js'
+import type { RouteDefinition } from '../../routing/route-definition.js'
+import type { HttpContext } from '../../http/context.js'
+import { ValidationError } from '../../http/errors.js'
+import { featureApiRoutes } from '../../auth/features/registry.js'
+import { configuredFeatures } from '../../auth/auth-routes.js'
+import { ApiCredentialsError } from '../errors.js'
+import { jwtGuardOf } from '../guards/jwt/jwt-guard-of.js'
+import { asApiRoute } from '../api-route.js'
+import type { ApiRoutesOptions } from '../features/contract.js'
+import { issueTokenTwoFactor } from './second-step.js'
+import { stringField } from './string-field.js'
+
+async function issueToken(ctx: HttpContext): Promise<unknown> {
+  const username = stringField(ctx, 'username')
+  const password = stringField(ctx, 'password')
+  const guard = jwtGuardOf(ctx)
+  if (!(await guard.attempt(username, password))) throw new ApiCredentialsError()
+  return { data: guard.token }
+}
+
+async function reissueToken(ctx: HttpContext): Promise<unknown> {
+  const value = ctx.request.post('token')
+  if (value !== undefined && value !== null && typeof value !== 'string') {
+    throw new ValidationError({ token: ['The token field must be a string.'] })
+  }
+  return { data: await jwtGuardOf(ctx).reissue(value) }
+}
+
+/** POST /api/logout with the Bearer token to end: 204 (401 when none, or an invalid one, came). */
+async function logout(ctx: HttpContext): Promise<unknown> {
+  const guard = jwtGuardOf(ctx)
+  await guard.verifyRequest()
+  await guard.logout()
+  ctx.response.status(204)
+  return ''
+}
+
+/**
+ * POST /api/revoke (RFC 7009) with `token`: the token stops working and can no longer be
+ * reissued if it was its user's current one. 200 whether or not it was (the answer tells nothing
+ * about the token); a missing or non-string `token` is 422.
+ */
+async function revoke(ctx: HttpContext): Promise<unknown> {
+  const token = stringField(ctx, 'token')
+  if (token === undefined || token === '') throw new ValidationError({ token: ['The token field is required.'] })
+  await jwtGuardOf(ctx).revokeToken(token)
+  ctx.response.header('Cache-Control', 'no-store')
+  return {}
+}
+
+function tokenRoute(path: string, handler: (ctx: HttpContext) => unknown, name: string): RouteDefinition {
+  return asApiRoute(Route.post(path, handler).name(name))
+}
+
+export function tokenRoutes(options: ApiRoutesOptions): RouteDefinition[] {
+  const authRoute = options.authRoute ?? '/api/auth'
+  return [
+    tokenRoute(authRoute, issueToken, 'api.auth'),
+    tokenRoute(`${authRoute}/two-factor`, issueTokenTwoFactor, 'api.auth.two_factor'),
+    // The API routes of the auth features that are on (sign-in by e-mail, ...), made API routes.
+    ...featureApiRoutes(configuredFeatures(), { authRoute }).map(asApiRoute),
+    tokenRoute(options.reauthRoute ?? '/api/reauth', reissueToken, 'api.reauth'),
+    tokenRoute(options.logoutRoute ?? '/api/logout', logout, 'api.logout'),
+    tokenRoute(options.revokeRoute ?? '/api/revoke', revoke, 'api.revoke'),
+  ]
+}

@@ -1,0 +1,72 @@
+/**
+ * @module api/token-routes/second-step
+ * POST `<authRoute>/two-factor`: the API login's second step, for a user whose password was right
+ * and who has two-factor authentication (the auth route answered 401 `E_MFA_REQUIRED` with an
+ * `mfa_token`).
+ */
+import type { HttpContext } from '../../http/context.js'
+import { TooManyRequestsError, ValidationError } from '../../http/errors.js'
+import { eventBase } from '../../auth/events.js'
+import { answerSecondStep, CHALLENGE_MESSAGES, refuseStopped, twoFactorBudgetKeys } from '../../auth/two-factor/challenge-forms.js'
+import { finishApiSecondStep, MFA_PURPOSES } from '../../auth/login/flow.js'
+import { jwtGuardOf } from '../guards/jwt/jwt-guard-of.js'
+import { stringField } from './string-field.js'
+
+/** The second step's messages (422 `E_VALIDATION`, by field). */
+export const MFA_STEP_MESSAGES = {
+  tokenRequired: 'The mfa_token field is required.',
+  tokenInvalid: 'The mfa_token is invalid, used or expired: log in again.',
+  codeRequired: 'The code field (or recovery_code) is required.',
+} as const
+
+/**
+ * POST `<authRoute>/two-factor` (`mfa_token`, and `code` or `recovery_code`): the second step of
+ * a login whose password was right for a user with two-factor authentication (authRoute answered
+ * 401 `E_MFA_REQUIRED` with the `mfa_token`). Answers for one mfa_token are checked one at a time
+ * (a concurrent one: 429 `E_TOO_MANY_REQUESTS`, no code touched); after 20 wrong answers in a day
+ * the account's answers stop until a password reset (429). Every answer takes a slot of the `two_factor` budget
+ * of that mfa_token and one of its user. A wrong code: 422, and the mfa_token stays usable (until
+ * the budget refuses or it expires). A right one uses the mfa_token up (of concurrent right
+ * answers exactly one gets a token) and answers as authRoute does, the token's `amr` being
+ * the first step's plus `otp` (`['pwd', 'otp']`; after an e-mailed code `['email', 'otp']`).
+ */
+export async function issueTokenTwoFactor(ctx: HttpContext): Promise<unknown> {
+  const mfaToken = stringField(ctx, 'mfa_token') ?? ''
+  const code = (stringField(ctx, 'code') ?? '').trim()
+  const recovery = (stringField(ctx, 'recovery_code') ?? '').trim()
+  if (mfaToken === '') throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenRequired] })
+  if (code === '' && recovery === '') throw new ValidationError({ code: [MFA_STEP_MESSAGES.codeRequired] })
+  const app = ctx.app
+  const challenges = app.make('auth.challenges')
+  const row = app.has('auth.two_factor') ? await challenges.peek(mfaToken, MFA_PURPOSES) : null
+  if (!row || row.user_id === null) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
+  const guard = jwtGuardOf(ctx)
+  const jwt = app.make('api.jwt')
+  const user = (await jwt.provider.findRecord(String(row.user_id)))?.user()
+  if (!user) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
+  await refuseStopped(ctx, user)
+  // One answer per mfa_token at a time: a concurrent one is 429 before any code is looked at, so
+  // concurrent answers never use up more than one recovery code.
+  await app.make('auth.two_factor_challenge').watch.oneAtATime(`mfa:${row.id}`, async () => {
+    // Read again inside the turn: an answer that got its turn after a right one (which used the
+    // mfa_token up) must not touch, and so burn, another recovery code.
+    if (!(await challenges.peek(mfaToken, MFA_PURPOSES))) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
+    const budget = ctx.auth.manager.budgets.two_factor
+    const keys = await twoFactorBudgetKeys(ctx, user.getKey(), `mfa:${row.id}`)
+    const waits = await Promise.all(keys.map((key) => budget.take(key)))
+    if (waits.some((wait) => wait !== null)) {
+      const error = new TooManyRequestsError(Math.max(...waits.map((wait) => wait ?? 0)))
+      ctx.app.log.warn('auth.two_factor_throttled', { user_id: user.getKey(), ip: ctx.request.ip(), request_id: ctx.request.id, retry_after: error.retryAfter })
+      ctx.auth.manager.events.emit('auth:throttled', { ...eventBase(ctx, guard.name, user), retryAfter: error.retryAfter })
+      throw error
+    }
+    if (!(await answerSecondStep(ctx, user, guard.name, code, recovery))) {
+      throw new ValidationError({ [code !== '' ? 'code' : 'recovery_code']: [CHALLENGE_MESSAGES.invalid] })
+    }
+    // Single use: the mfa_token goes with the first right answer.
+    if (!(await challenges.consume(mfaToken, MFA_PURPOSES))) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
+    await budget.clear(keys[keys.length - 1]!)
+  })
+  // The login flow: the first step's method, its amr plus `otp` (a password: ['pwd', 'otp']).
+  return finishApiSecondStep(ctx, user, row.purpose, guard.name)
+}
