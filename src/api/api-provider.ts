@@ -58,7 +58,7 @@ export class ApiProvider extends ServiceProvider {
       })
       // The API's tokens in the inventory: every revocation ends the JWTs; the pieces add theirs
       // (personal access tokens: "This wasn't me" and deletion).
-      manager.inventory.register(apiTokensKind(app, manager.inventory))
+      manager.inventory.register(apiTokensKind(app))
       features.registerKinds(app, manager.inventory)
     }
     await features.install(app)

@@ -21,7 +21,7 @@ export const personalTokensFeature = defineApiFeature<PersonalTokenOptions>({
   register(app) {
     app.singleton('api.personal_tokens', () => new PersonalTokenRepository({ connection: jwtDriverConfig(app).model?.connection }))
   },
-  inventory: (_app, inventory) => [personalTokensKind(inventory)],
+  inventory: () => [personalTokensKind()],
   // `ability:<name>` works without a Kernel.ts entry; an app's own `ability` stack wins.
   middleware: { ability: [AbilityMiddleware] },
   errors,
