@@ -77,14 +77,19 @@ function jsonOf(token: PersonalToken): Record<string, unknown> {
   }
 }
 
-/** Runs `fn`; a missing table becomes an error that says which migration to run. */
+/**
+ * Runs `fn`; when it fails and the app has no `personal_access_tokens` table (its migrated
+ * tables, read at boot: no schema query), the error says which migration to run.
+ */
 async function withTable<T>(ctx: HttpContext, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn()
   } catch (error) {
     let missing = false
     try {
-      missing = !(await repository(ctx).db.schema.hasTable(PERSONAL_TOKENS_TABLE))
+      const migrated = ctx.auth.manager.inventory.migrated
+      await migrated.ready()
+      missing = !migrated.has(PERSONAL_TOKENS_TABLE)
     } catch {
       // The database itself is the problem: the original error says so.
     }

@@ -9,7 +9,7 @@
 import { defineApiFeature, type ApiOptionsContext } from '../features/contract.js'
 import { ApiConfigError } from '../errors.js'
 import { db } from '../../database/database-manager.js'
-import { TokenEpochs } from './token-epochs.js'
+import { TOMBSTONE_TABLE, TokenEpochs } from './token-epochs.js'
 
 /** `DRIVERS.jwt.revocation`: 'epoch', or absent/null (the old behaviour: no epochs). */
 function tokenEpochs({ app, settings, jwt }: ApiOptionsContext): TokenEpochs | null {
@@ -26,6 +26,13 @@ function tokenEpochs({ app, settings, jwt }: ApiOptionsContext): TokenEpochs | n
     lifetimeSeconds: lifetime,
     redisUrl: process.env.REDIS_URL || null,
     log: app.log,
+    // The epoch migration's tombstone table, from the app's migrated tables (read once at boot).
+    tombstones: async (trx) => {
+      if (!app.has('auth.manager')) return false
+      const migrated = app.make('auth.manager').inventory.migrated
+      await migrated.ready(trx)
+      return migrated.has(TOMBSTONE_TABLE)
+    },
   })
 }
 

@@ -22,7 +22,9 @@
  * - the raising process updates its own memory at once.
  * - a deleted user (`bump(id, db, { deleting: true })`) also leaves a row in `token_epoch_deletions`,
  *   read by the polls and at startup like a raise; it is deleted at startup once older than the
- *   token lifetime (kept when tokens do not expire).
+ *   token lifetime (kept when tokens do not expire). Whether the app has that table is the
+ *   `tombstones` option's answer (the app's migrated tables, read once at boot), never a schema
+ *   query here.
  * Memory: one Map entry per user whose epoch is above 0 (and, with `expires`, raised within the
  * lifetime): about 100 bytes each.
  * A known epoch only ever grows (`note` keeps the larger), so messages arriving twice or out of
@@ -84,6 +86,12 @@ export interface TokenEpochsOptions {
   /** The delay before the first retry of a failed publish (doubled for the next; default 1000). */
   publishRetryMs?: number
   channel?: string
+  /**
+   * Whether the app has `token_epoch_deletions` (the epoch migration creates it with the columns;
+   * an app that ran the migration before it had the table lacks it). `db`: the caller's
+   * transaction, for a first read on SQLite. Absent: no tombstones are written or read.
+   */
+  tombstones?: (db?: Knex | Knex.Transaction) => boolean | Promise<boolean>
   log?: { warn(event: string, data?: Record<string, unknown>): void; info?(event: string, data?: Record<string, unknown>): void }
   now?: () => number
 }
@@ -101,9 +109,6 @@ export class TokenEpochs {
   #polling = false
   #stopped = false
   #redisDownSince: number | null = null
-  /** Whether `token_epoch_deletions` exists (asked until it does: apps may migrate after booting). */
-  #hasTombstones = false
-  #tombstonesAskedAt = -Infinity
   /** Pending retries of failed publishes (cleared by `stop`). */
   readonly #retries = new Set<NodeJS.Timeout>()
 
@@ -163,7 +168,7 @@ export class TokenEpochs {
     const row = await conn(table).where(primaryKey, key).first(EPOCH_COLUMN)
     let epoch = Math.max(Number(row?.[EPOCH_COLUMN] ?? 0) || 0, known + 1)
     // The row is about to go: polls of `users` will not see this raise, the tombstone will.
-    if (options.deleting && (await conn.schema.hasTable(TOMBSTONE_TABLE))) {
+    if (options.deleting && (await this.#tombstonesExist(conn))) {
       await conn(TOMBSTONE_TABLE).insert({ user_id: String(id), raised_at: this.#now() })
       epoch = DELETED_EPOCH
     }
@@ -210,15 +215,13 @@ export class TokenEpochs {
   }
 
   /**
-   * Whether the tombstone table exists: once found it stays found; a missing one is asked again
-   * at most once a minute (not on every 5-second poll), and the read window covers the gap.
+   * Whether the tombstone table exists: the `tombstones` option's answer, the app's migrated
+   * tables read once at boot. No schema query on a timer: the table comes with the epoch
+   * migration, so a process that booted after it ran knows it; only an app migrated while it runs
+   * sees it after a restart, as every feature's table; nothing documented depends on that case.
    */
-  async #tombstonesExist(): Promise<boolean> {
-    if (!this.#hasTombstones && Date.now() - this.#tombstonesAskedAt >= 60_000) {
-      this.#tombstonesAskedAt = Date.now()
-      this.#hasTombstones = await this.#options.db().schema.hasTable(TOMBSTONE_TABLE)
-    }
-    return this.#hasTombstones
+  async #tombstonesExist(db?: Knex | Knex.Transaction): Promise<boolean> {
+    return (await this.#options.tombstones?.(db)) ?? false
   }
 
   async #readTombstones(since: number): Promise<void> {
