@@ -7,8 +7,15 @@ import { readFileSync } from 'node:fs'
 import type { Application } from '../../foundation/application.js'
 import type { OpenApiOptions } from './document.js'
 
+/** `APPLICATION` of config/application.ts (its `name` and `url`, when they are strings). */
+function applicationSettings(app: Application): { name?: unknown; url?: unknown } {
+  const file = app.config<unknown>('application')
+  const settings = typeof file === 'object' && file !== null ? (file as { APPLICATION?: unknown }).APPLICATION : undefined
+  return typeof settings === 'object' && settings !== null ? settings : {}
+}
+
 export function openApiOptionsFor(app: Application): OpenApiOptions {
-  const application = app.config('application')?.APPLICATION ?? {}
+  const application = applicationSettings(app)
   let version: string | undefined
   try {
     version = JSON.parse(readFileSync(app.path('package.json'), 'utf8')).version
