@@ -29,6 +29,7 @@ import * as credentialVerifier from './auth/credential-verifier.js'
 import * as personalTokenAbilities from './api/personal-tokens/abilities.js'
 import * as publicErrors from './errors.js'
 import { authFeatures } from './auth/features/index.js'
+import { apiFeatures } from './api/features/index.js'
 
 const SRC = fileURLToPath(new URL('.', import.meta.url))
 const DOCS = readFileSync(fileURLToPath(new URL('../docs/errors.md', import.meta.url)), 'utf8')
@@ -52,6 +53,8 @@ const MODULES: Record<string, Record<string, unknown>> = {
   'api/personal-tokens/abilities.ts': personalTokenAbilities,
   // Each auth feature's own errors (its module's `errors`), whatever its folder.
   ...Object.fromEntries(authFeatures().filter((f) => f.errors).map((f) => [`the ${f.name} feature`, f.errors!])),
+  // And each piece of the API's (`errors` of its module).
+  ...Object.fromEntries(apiFeatures().filter((f) => f.errors).map((f) => [`the ${f.name} API feature`, f.errors!])),
 }
 
 /** Adding an HttpError class means updating this number and docs/errors.md. */
