@@ -21,7 +21,7 @@ export interface PruneResult {
   removed: { table: string; rows: number }[]
 }
 
-/** `migrated`: the tables the app has (the auth inventory's, read at boot; else read now). */
+/** `migrated`: the tables the app has (default: read once, now, for this run). */
 export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, now: Date = new Date(), migrated: MigratedTables = new MigratedTables(() => db)): Promise<PruneResult> {
   const removed: PruneResult['removed'] = []
   await migrated.ready()
@@ -66,8 +66,8 @@ export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, now:
 export function schedulePruning(app: Application, options: { firstMs?: number; everyMs?: number } = {}): () => void {
   const run = async () => {
     try {
-      const manager = app.make('auth.manager')
-      const { removed } = await pruneAuthTables(db(), manager.resolved, new Date(), manager.inventory.migrated)
+      // Its own read of the tables, each run: the throttle store creates its table after boot.
+      const { removed } = await pruneAuthTables(db(), app.make('auth').resolved)
       const counts = Object.fromEntries(removed.map((r) => [r.table, r.rows]))
       if (removed.some((r) => r.rows > 0)) app.log.info('auth.pruned', counts)
     } catch (error) {
