@@ -9,34 +9,33 @@
  * - `personal_tokens`: personal access tokens are for scripts. A password change or reset and
  *   "log out other devices" keep them; "This wasn't me" and account deletion end them.
  */
-import type { Knex } from 'knex'
 import type { Application } from '../foundation/application.js'
 import { ALL_REASONS, storedDate, type AuthInventory, type InventoryItem, type InventoryKind, type RevocationReason } from '../auth/inventory/index.js'
+import { tableKind } from '../auth/inventory/table-kind.js'
 import { API_TOKENS_TABLE } from './families/token-families.js'
 import { PERSONAL_TOKENS_TABLE } from './personal-tokens/repository.js'
 
 const PERSONAL_ENDS_ON: ReadonlySet<RevocationReason> = new Set<RevocationReason>(['secure', 'delete'])
 /** A token family id: 16 random bytes, base64url. */
 const FAMILY_ID = /^[A-Za-z0-9_-]{1,32}$/
-const ROW_ID = /^[1-9][0-9]{0,18}$/
-
-type Db = Knex | Knex.Transaction
 
 /** Adds the API's kinds to `inventory` (ApiProvider, at boot). */
 export function registerApiKinds(app: Application, inventory: AuthInventory): void {
   inventory.register(apiTokensKind(app, inventory))
-  inventory.register(personalTokensKind(inventory))
+  inventory.register(tableKind({ name: 'personal_tokens', table: PERSONAL_TOKENS_TABLE, endsOn: PERSONAL_ENDS_ON, columns: ['name'], label: (row) => String(row.name), ordered: true }))
 }
 
 function apiTokensKind(app: Application, inventory: AuthInventory): InventoryKind {
   const jwt = () => app.make('api.jwt')
-  const hasFamilies = async (db: Db) => jwt().families !== null && jwt().families !== undefined && (await inventory.hasTable(API_TOKENS_TABLE, db))
+  const hasFamilies = () => jwt().families !== null && jwt().families !== undefined && inventory.migrated.has(API_TOKENS_TABLE)
   return {
     name: 'api_tokens',
     endsOn: ALL_REASONS,
     tables: [API_TOKENS_TABLE, 'token_epoch_deletions'],
+    // The column store keeps its token on the users row: the kind runs without either table.
+    requires: [],
     async list(userId, db) {
-      if (!(await hasFamilies(db))) return []
+      if (!hasFamilies()) return []
       const rows = await db(API_TOKENS_TABLE)
         .where('user_id', userId as string)
         .whereNull('replaced_by_hash')
@@ -46,39 +45,17 @@ function apiTokensKind(app: Application, inventory: AuthInventory): InventoryKin
       return rows.map((row): InventoryItem => ({ kind: 'api_tokens', id: String(row.family_id), label: String(row.device ?? 'API client'), createdAt: storedDate(row.family_created_at) }))
     },
     async revokeOne(userId, id, db) {
-      if (!FAMILY_ID.test(id) || !(await hasFamilies(db))) return 0
+      if (!FAMILY_ID.test(id) || !hasFamilies()) return 0
       return jwt().families!.revokeFamily(userId, id, db)
     },
     async revokeAll(userId, db, options) {
       const service = jwt()
       let count = 0
-      if (service.families) count += (await inventory.hasTable(API_TOKENS_TABLE, db)) ? await service.families.revokeUser(userId, db) : 0
+      if (service.families) count += inventory.migrated.has(API_TOKENS_TABLE) ? await service.families.revokeUser(userId, db) : 0
       else count += Number(await service.provider.clearDigest(userId, db))
       // The epoch refuses every token issued before, whatever the store.
       if (service.epochs) count += await service.epochs.bump(userId, db, { deleting: options.deleting })
       return count
-    },
-  }
-}
-
-function personalTokensKind(inventory: AuthInventory): InventoryKind {
-  const has = (db: Db) => inventory.hasTable(PERSONAL_TOKENS_TABLE, db)
-  return {
-    name: 'personal_tokens',
-    endsOn: PERSONAL_ENDS_ON,
-    tables: [PERSONAL_TOKENS_TABLE],
-    async list(userId, db) {
-      if (!(await has(db))) return []
-      const rows = await db(PERSONAL_TOKENS_TABLE).where('user_id', userId as string | number).orderBy('id').select('id', 'name', 'created_at')
-      return rows.map((row): InventoryItem => ({ kind: 'personal_tokens', id: String(row.id), label: String(row.name), createdAt: storedDate(row.created_at) }))
-    },
-    async revokeOne(userId, id, db) {
-      if (!ROW_ID.test(id) || !(await has(db))) return 0
-      return db(PERSONAL_TOKENS_TABLE).where({ id, user_id: userId as string | number }).delete()
-    },
-    async revokeAll(userId, db) {
-      if (!(await has(db))) return 0
-      return db(PERSONAL_TOKENS_TABLE).where('user_id', userId as string | number).delete()
     },
   }
 }

@@ -77,8 +77,16 @@ export class AuthProvider extends ServiceProvider {
     }
     await installTwoFactorChallenge(app, config)
     await installFeatures(app, config)
+    if (app.get('app.mode') === 'http') {
+      // Which tables the app has, read once the app is complete (the API adds its kinds in its
+      // boot): the inventory, pruning and the audit log ask no schema question at request time.
+      // A database that does not answer now is asked on first use instead.
+      const migrated = app.make('auth.manager').inventory.migrated
+      const load = () => migrated.load().catch((error: unknown) => app.log.warn('auth.tables_unread', { error: error instanceof Error ? error.message : String(error) }))
+      app.bind('app.booted.hooks', [...(app.get<(() => unknown)[]>('app.booted.hooks') ?? []), load])
+    }
     if (config.audit.enabled) {
-      const audit = new AuditLog(() => db(), app.log)
+      const audit = new AuditLog(() => db(), app.log, app.make('auth.manager').inventory.migrated)
       audit.listen(app.events)
       // Before the database closes (hooks run newest first): a command's last events are written.
       app.onShutdown(() => audit.flush())

@@ -29,7 +29,8 @@ export function createAuthManager(app: Application): AuthManager {
   const config = app.config('auth')?.GUARDS
   const resolved = resolveAuthConfig(config, { requireModel: false })
   const hasher = app.make('hasher')
-  const inventory = new AuthInventory(() => db())
+  // The users table and user_tokens: later migrations add columns to them (the password lock, link details).
+  const inventory = new AuthInventory(() => db(), { columnTables: () => [usersTableOf(resolved.model).table, 'user_tokens'] })
   const deviceRevocations = registerAuthKinds(inventory, { db: () => db(), users: () => usersTableOf(resolved.model), resetTable: resolved.passwordResetTable })
   // Every feature's kinds, on or not: what was created while it was on must still end.
   for (const feature of authFeatures()) for (const kind of feature.inventory?.(inventory, resolved) ?? []) inventory.register(kind)
@@ -48,7 +49,7 @@ export function createAuthManager(app: Application): AuthManager {
     },
     // A new password: the lock of "This wasn't me" is lifted.
     onReset: async (userId, trx) => {
-      if (resolved.model) await liftPasswordLock(resolved.model, userId, trx)
+      if (resolved.model) await liftPasswordLock(resolved.model, userId, inventory.migrated, trx)
     },
     send: async (user, url, expiresIn) => {
       const MailableClass = app.make('auth.reset_mailable')
@@ -65,7 +66,7 @@ export function createAuthManager(app: Application): AuthManager {
     verifier: app.make('auth.verifier'),
     tokens,
     broker,
-    userTokens: new UserTokens(() => db()),
+    userTokens: new UserTokens(() => db(), inventory.migrated),
     inventory,
     deviceRevocations,
     registrar: new Registrar(resolved.model, hasher),

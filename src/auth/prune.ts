@@ -5,7 +5,7 @@
  * API's second step), expired personal access tokens, revoked or
  * expired API token families, finished
  * throttle windows, the tables the features name (`prune` of their modules) and audit rows older than `GUARDS.audit.keep_days`. Each table is skipped
- * when the app does not have it. Run by `node craft auth:prune`.
+ * when the app does not have it (`migrated`: the tables read at boot). Run by `node craft auth:prune`.
  */
 import type { Knex } from 'knex'
 import type { Application } from '../foundation/application.js'
@@ -14,16 +14,19 @@ import type { ResolvedAuthConfig } from './auth-config.js'
 import { AUDIT_TABLE } from './audit/audit-log.js'
 import { THROTTLE_TABLE } from './throttle/database-throttle-store.js'
 import { authFeatures } from './features/index.js'
+import { MigratedTables } from './inventory/migrated-tables.js'
 
 export interface PruneResult {
   /** Rows removed per table, in the order pruned. */
   removed: { table: string; rows: number }[]
 }
 
-export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, now: Date = new Date()): Promise<PruneResult> {
+/** `migrated`: the tables the app has (default: read once, now, for this run). */
+export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, now: Date = new Date(), migrated: MigratedTables = new MigratedTables(() => db)): Promise<PruneResult> {
   const removed: PruneResult['removed'] = []
+  await migrated.ready()
   const prune = async (table: string, query: (q: Knex.QueryBuilder) => Knex.QueryBuilder) => {
-    if (!(await db.schema.hasTable(table))) return
+    if (!migrated.has(table)) return
     removed.push({ table, rows: Number(await query(db(table)).delete()) })
   }
   if (config.loginLifetime !== null || config.idleTimeout !== null) {
@@ -46,7 +49,7 @@ export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, now:
   // API token families (`DRIVERS.jwt.store = 'table'`): revoked ones, and those past `max_age`.
   await prune('api_tokens', (q) => q.whereNotNull('revoked_at').orWhere((w) => w.whereNotNull('expires_at').where('expires_at', '<=', now)))
   // Their encrypted successors, kept for retries (reuse_window is at most an hour), go too.
-  if (await db.schema.hasTable('api_tokens')) await db('api_tokens').whereNotNull('successor').where('replaced_at', '<', new Date(now.getTime() - 3_600_000)).update({ successor: null })
+  if (migrated.has('api_tokens')) await db('api_tokens').whereNotNull('successor').where('replaced_at', '<', new Date(now.getTime() - 3_600_000)).update({ successor: null })
   await prune(THROTTLE_TABLE, (q) => q.where('reset_at', '<=', now.getTime()))
   if (config.audit.keepDays !== null) {
     const cutoff = new Date(now.getTime() - config.audit.keepDays * 86_400_000)
@@ -63,6 +66,7 @@ export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, now:
 export function schedulePruning(app: Application, options: { firstMs?: number; everyMs?: number } = {}): () => void {
   const run = async () => {
     try {
+      // Its own read of the tables, each run: the throttle store creates its table after boot.
       const { removed } = await pruneAuthTables(db(), app.make('auth').resolved)
       const counts = Object.fromEntries(removed.map((r) => [r.table, r.rows]))
       if (removed.some((r) => r.rows > 0)) app.log.info('auth.pruned', counts)

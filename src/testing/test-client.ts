@@ -115,6 +115,8 @@ export class TestClient {
     try {
       if (options.migrate !== false) {
         await new Migrator(app.make<DatabaseManager>('db.manager').connection(), app.path('databases', 'migrations')).run()
+        // The auth read which tables the app has when it booted, before this migration.
+        if (app.has('auth.manager') && app.config('auth')?.GUARDS) await app.make('auth.manager').inventory.migrated.load()
       }
     } catch (error) {
       await app.shutdown()

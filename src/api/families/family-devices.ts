@@ -23,8 +23,9 @@ export class TokenFamilyDevices implements DeviceSource {
     private readonly inventory: AuthInventory,
   ) {}
 
-  private hasTable(): Promise<boolean> {
-    return this.inventory.hasTable(API_TOKENS_TABLE)
+  private async hasTable(): Promise<boolean> {
+    await this.inventory.migrated.ready()
+    return this.inventory.migrated.has(API_TOKENS_TABLE)
   }
 
   owns(id: string): boolean {

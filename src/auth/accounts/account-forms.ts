@@ -136,7 +136,7 @@ export const AccountForms = {
       user.forceFill({ [passwordColumn]: hash })
       await user.save({ client: trx })
       // A new password: the lock of "This wasn't me" (on the old one) is lifted.
-      await liftPasswordLock(manager.model, user.getKey(), trx)
+      await liftPasswordLock(manager.model, user.getKey(), manager.inventory.migrated, trx)
       await manager.inventory.revokeAll(user.getKey(), { reason: 'password_change', trx, keepLoginHash })
     })
     // This login stays, under new cookie values: a stolen copy of the old ones ends here too.

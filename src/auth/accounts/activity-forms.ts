@@ -6,6 +6,7 @@
  * a secret are read; `details` is used only to word an event, never shown as is.
  */
 import type { Knex } from 'knex'
+import type { MigratedTables } from '../inventory/migrated-tables.js'
 import type { HttpContext } from '../../http/context.js'
 import { db } from '../../database/database-manager.js'
 import { AUDIT_TABLE } from '../audit/audit-log.js'
@@ -77,20 +78,18 @@ export function describeEvent(type: string, detail: Record<string, unknown> = {}
   return words === '' ? 'Event' : words[0]!.toUpperCase() + words.slice(1)
 }
 
-/** The user's last `limit` audit events, newest first; none when the app has no audit table. */
-export async function recentActivity(knex: Knex, userId: unknown, limit = ACTIVITY_LIMIT): Promise<ActivityEntry[]> {
-  let rows: Record<string, unknown>[]
-  try {
-    rows = await knex(AUDIT_TABLE)
-      .where('user_id', userId as number)
-      .select('id', 'type', 'ip', 'user_agent', 'details', 'created_at')
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
-      .limit(limit)
-  } catch (error) {
-    // An app migrated before the audit log existed has nothing to show; anything else is a real error.
-    if (!(await knex.schema.hasTable(AUDIT_TABLE))) return []
-    throw error
-  }
+/**
+ * The user's last `limit` audit events, newest first; none when the app has no audit table
+ * (`migrated`: the tables the app has, read at boot; an app migrated before the audit log existed).
+ */
+export async function recentActivity(knex: Knex, userId: unknown, migrated: MigratedTables, limit = ACTIVITY_LIMIT): Promise<ActivityEntry[]> {
+  await migrated.ready()
+  if (!migrated.has(AUDIT_TABLE)) return []
+  const rows: Record<string, unknown>[] = await knex(AUDIT_TABLE)
+    .where('user_id', userId as number)
+    .select('id', 'type', 'ip', 'user_agent', 'details', 'created_at')
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(limit)
   return rows.map((row) => {
     const at = row.created_at === null || row.created_at === undefined ? null : new Date(row.created_at as string | number | Date)
     const valid = at && Number.isFinite(at.getTime()) ? at : null
@@ -112,7 +111,7 @@ export const ActivityForms = {
   /** GET /account/activity */
   async index(ctx: HttpContext): Promise<unknown> {
     const user = await ctx.auth.authenticate()
-    const events = await recentActivity(db(), user.getKey())
+    const events = await recentActivity(db(), user.getKey(), ctx.auth.manager.inventory.migrated)
     ctx.response.header('Cache-Control', 'no-store')
     if (ctx.request.wantsJson()) {
       return { data: events.map((e) => ({ type: e.type, label: e.label, at: e.iso, ip: e.ip, client: e.client })) }

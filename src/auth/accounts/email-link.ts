@@ -137,7 +137,8 @@ export async function verifyEmail(ctx: HttpContext, token: unknown): Promise<Ver
       await trx(m.table).where(m.pk, id).update(changes)
       // Reset links mailed to the old address die with it; so does any other pending link.
       const resets = mgr.resolved.passwordResetTable
-      if (await trx.schema.hasTable(resets)) await trx(resets).where('email', current).delete()
+      await mgr.inventory.migrated.ready(trx)
+      if (mgr.inventory.migrated.has(resets)) await trx(resets).where('email', current).delete()
       await mgr.userTokens.revokeAll(id, 'verify_email', trx)
       return { status: 'verified', userId: id, email: found.wanted, from: current, changed: true }
     })

@@ -8,29 +8,22 @@
  * A login with the locked password is refused after the password check (a wrong password fails
  * as usual, with the same budgets): the web form answers with a message pointing to the e-mailed
  * reset link, JSON and `POST /api/auth` with 401 `E_PASSWORD_RESET_REQUIRED`. An app that has
- * not run the migration has no lock (nothing is written, nothing is refused).
+ * not run the migration has no lock (nothing is written, nothing is refused): whether it has the
+ * column comes from the tables read at boot (`MigratedTables`, the inventory's `migrated`).
  */
 import type { Knex } from 'knex'
+import type { MigratedTables } from '../inventory/migrated-tables.js'
 
 /** The users column holding when the lock was set (null: no lock). */
 export const PASSWORD_LOCK_COLUMN = 'password_reset_required_at'
 
-/** Whether each users table has the column, asked once per process and table. */
-const known = new Map<string, Promise<boolean>>()
-
 /**
- * Whether `table` has the lock column. Pass the transaction the caller is in: on SQLite (one
- * connection) asking on another connection would wait for it forever.
+ * Whether `table` has the lock column. Pass the transaction the caller is in: should the tables
+ * not have been read yet, on SQLite (one connection) reading them on another would wait forever.
  */
-export function hasPasswordLock(table: string, db: Knex | Knex.Transaction): Promise<boolean> {
-  let answer = known.get(table)
-  if (!answer) {
-    // A knex builder runs again each time it is awaited: Promise.resolve runs it once.
-    answer = Promise.resolve(db.schema.hasColumn(table, PASSWORD_LOCK_COLUMN))
-    known.set(table, answer)
-    answer.catch(() => known.delete(table))
-  }
-  return answer
+export async function hasPasswordLock(table: string, migrated: MigratedTables, db: Knex | Knex.Transaction): Promise<boolean> {
+  await migrated.ready(db)
+  return migrated.hasColumn(table, PASSWORD_LOCK_COLUMN)
 }
 
 /** True when the user (a model with its attributes as properties) must reset the password first. */
@@ -45,9 +38,9 @@ interface UserTable {
 }
 
 /** Sets the lock (in the caller's transaction); false when the app's users table has no column for it. */
-export async function lockPassword(model: UserTable, userId: unknown, trx: Knex.Transaction): Promise<boolean> {
+export async function lockPassword(model: UserTable, userId: unknown, migrated: MigratedTables, trx: Knex.Transaction): Promise<boolean> {
   const table = model.getTable()
-  if (!(await hasPasswordLock(table, trx))) return false
+  if (!(await hasPasswordLock(table, migrated, trx))) return false
   await trx(table)
     .where(model.getPrimaryKey(), userId as string | number)
     .update({ [PASSWORD_LOCK_COLUMN]: new Date() })
@@ -55,9 +48,9 @@ export async function lockPassword(model: UserTable, userId: unknown, trx: Knex.
 }
 
 /** Lifts the lock: a new password was set (by a reset or a change). */
-export async function liftPasswordLock(model: UserTable, userId: unknown, trx: Knex | Knex.Transaction): Promise<void> {
+export async function liftPasswordLock(model: UserTable, userId: unknown, migrated: MigratedTables, trx: Knex | Knex.Transaction): Promise<void> {
   const table = model.getTable()
-  if (!(await hasPasswordLock(table, trx))) return
+  if (!(await hasPasswordLock(table, migrated, trx))) return
   await trx(table)
     .where(model.getPrimaryKey(), userId as string | number)
     .whereNotNull(PASSWORD_LOCK_COLUMN)

@@ -74,7 +74,7 @@ export async function secureAccount(ctx: HttpContext, token: unknown): Promise<S
   const pk: string = model.getPrimaryKey()
   const column: string = model.authColumn ?? 'email'
   // Asked before the transaction: SQLite has one connection, which the transaction holds.
-  await hasPasswordLock(table, db())
+  await hasPasswordLock(table, manager.inventory.migrated, db())
   const applied = await db().transaction(async (trx): Promise<Applied> => {
     const row = await manager.userTokens.consume(token, 'secure', trx)
     if (!row) return { status: 'invalid' }
@@ -86,7 +86,7 @@ export async function secureAccount(ctx: HttpContext, token: unknown): Promise<S
     const notified = typeof row.email === 'string' && row.email !== '' ? normalizeEmail(row.email) : current
     const address = await restoreAddress(ctx, trx, { table, pk, column, userId, current, notified })
     await revokeEverything(ctx, trx, userId, report)
-    const locked = await lockPassword(model, userId, trx)
+    const locked = await lockPassword(model, userId, manager.inventory.migrated, trx)
     // The reset link: the row is keyed by the account's address (now the notified one unless it
     // was taken), the mail goes to the address the notice was sent to.
     const accountAddress = address === 'restored' ? notified : current

@@ -8,6 +8,7 @@
  * however many requests present it at the same moment, in however many processes.
  */
 import type { Knex } from 'knex'
+import { MigratedTables } from '../inventory/migrated-tables.js'
 import { randomToken, sha256Hex } from '../tokens/index.js'
 
 export type UserTokenPurpose = 'verify_email' | 'secure' | 'two_factor_trust'
@@ -35,10 +36,12 @@ function plausible(token: unknown): token is string {
 
 export class UserTokens {
   readonly #db: () => Knex
-  #details: Promise<boolean> | undefined
+  readonly #migrated: MigratedTables
 
-  constructor(db: () => Knex) {
+  /** `migrated`: the tables the app has (the inventory's, read at boot; else read on first use). */
+  constructor(db: () => Knex, migrated: MigratedTables = new MigratedTables(db, () => [TABLE])) {
     this.#db = db
+    this.#migrated = migrated
   }
 
   /**
@@ -71,15 +74,11 @@ export class UserTokens {
 
   /**
    * Whether `user_tokens` has the `details` column (the `add_account_recovery_columns`
-   * migration), asked once per process; an app that has not run it stores links without details.
+   * migration), from the tables read at boot; an app that has not run it stores links without details.
    */
-  hasDetails(): Promise<boolean> {
-    if (!this.#details) {
-      const known = Promise.resolve(this.#db().schema.hasColumn(TABLE, 'details'))
-      this.#details = known
-      known.catch(() => (this.#details = undefined))
-    }
-    return this.#details
+  async hasDetails(): Promise<boolean> {
+    await this.#migrated.ready()
+    return this.#migrated.hasColumn(TABLE, 'details')
   }
 
   /** The live row of a token of `purpose` without using it up, or null (unknown, used, expired). */

@@ -5,9 +5,10 @@
  * delaying the request; a failed write is logged, never felt by the request. `details` holds only
  * the event's own non-identifying fields (guard, retry-after...): payloads never carry a
  * password, token, cookie or link, and anything that looks like one is dropped here too.
- * An app migrated before the table existed gets one warning and no rows until it migrates.
+ * An app migrated before the table existed gets one warning and no rows until it migrates and restarts.
  */
 import type { Knex } from 'knex'
+import { MigratedTables } from '../inventory/migrated-tables.js'
 import type { Emitter } from '../../events/emitter.js'
 import type { Logger } from '../../support/logger.js'
 import type { EventMap } from '../../events/event-map.js'
@@ -69,7 +70,6 @@ export function auditRow(type: string, event: AuthEventBase & Record<string, unk
 }
 
 export class AuditLog {
-  #ready: Promise<boolean> | undefined
   #warned = false
   /** Rows being written: `flush()` waits for them (before the database closes at shutdown). */
   readonly #pending = new Set<Promise<void>>()
@@ -77,6 +77,8 @@ export class AuditLog {
   constructor(
     private readonly db: () => Knex,
     private readonly log: Logger,
+    /** The tables the app has (read at boot): without the audit table, nothing is written. */
+    private readonly migrated: MigratedTables = new MigratedTables(db),
   ) {}
 
   /** Subscribes to every auth event. */
@@ -105,19 +107,13 @@ export class AuditLog {
     await this.db()(AUDIT_TABLE).insert(auditRow(type, event))
   }
 
-  #tableExists(): Promise<boolean> {
-    this.#ready ??= this.db().schema.hasTable(AUDIT_TABLE).then((exists) => {
-      if (!exists && !this.#warned) {
-        this.#warned = true
-        this.log.warn('auth.audit_table_missing', { table: AUDIT_TABLE, fix: 'node craft auth, then node craft migrate' })
-      }
-      // Checked again later: the app may be migrated while it runs.
-      if (!exists) setTimeout(() => (this.#ready = undefined), 60_000).unref()
-      return exists
-    }, (error: unknown) => {
-      this.#ready = undefined
-      throw error
-    })
-    return this.#ready
+  async #tableExists(): Promise<boolean> {
+    await this.migrated.ready()
+    const exists = this.migrated.has(AUDIT_TABLE)
+    if (!exists && !this.#warned) {
+      this.#warned = true
+      this.log.warn('auth.audit_table_missing', { table: AUDIT_TABLE, fix: 'node craft auth, then node craft migrate, then restart the app' })
+    }
+    return exists
   }
 }

@@ -35,7 +35,7 @@ export const emailLoginFeature = defineFeature({
     Route.post(`${authRoute}/email`, requestEmailLoginByApi).name('api.auth.email'),
     Route.post(`${authRoute}/email/verify`, verifyEmailLoginByApi).name('api.auth.email.verify'),
   ],
-  inventory: (inventory) => [emailLoginsKind(inventory)],
+  inventory: () => [emailLoginsKind()],
   install: installEmailLogin,
   prune: [{ table: EMAIL_LOGIN_TABLE, expired: (q, now) => q.where('expires_at', '<=', now) }],
   scaffold: {

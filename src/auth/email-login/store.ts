@@ -10,10 +10,10 @@ import { createHmac, randomInt, timingSafeEqual } from 'node:crypto'
 import type { Knex } from 'knex'
 import { randomToken } from '../../support/random-token.js'
 import { sha256Hex } from '../tokens/index.js'
-import { storedDate, type AuthInventory, type InventoryItem, type InventoryKind, type RevocationReason } from '../inventory/index.js'
+import { storedDate, type InventoryKind, type RevocationReason } from '../inventory/index.js'
+import { tableKind } from '../inventory/table-kind.js'
 
 export const EMAIL_LOGIN_TABLE = 'email_login_tokens'
-const ROW_ID = /^[1-9][0-9]{0,14}$/
 /** A well-formed link token: 32 bytes, base64url. */
 export const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/
 
@@ -109,24 +109,6 @@ export class EmailLoginStore {
 const ENDS_ON: ReadonlySet<RevocationReason> = new Set<RevocationReason>(['secure', 'password_reset', 'password_change', 'delete'])
 
 /** The inventory kind: a user's live sign-in links and codes. */
-export function emailLoginsKind(inventory: AuthInventory): InventoryKind {
-  const has = (db: Knex | Knex.Transaction) => inventory.hasTable(EMAIL_LOGIN_TABLE, db)
-  return {
-    name: 'email_logins',
-    endsOn: ENDS_ON,
-    tables: [EMAIL_LOGIN_TABLE],
-    async list(userId, db) {
-      if (!(await has(db))) return []
-      const rows = await db(EMAIL_LOGIN_TABLE).where('user_id', userId as string | number).select('id', 'created_at')
-      return rows.map((row): InventoryItem => ({ kind: 'email_logins', id: String(row.id), label: 'Sign-in link and code', createdAt: storedDate(row.created_at) }))
-    },
-    async revokeOne(userId, id, db) {
-      if (!ROW_ID.test(id) || !(await has(db))) return 0
-      return db(EMAIL_LOGIN_TABLE).where({ id: Number(id), user_id: userId as string | number }).delete()
-    },
-    async revokeAll(userId, db) {
-      if (!(await has(db))) return 0
-      return db(EMAIL_LOGIN_TABLE).where('user_id', userId as string | number).delete()
-    },
-  }
+export function emailLoginsKind(): InventoryKind {
+  return tableKind({ name: 'email_logins', table: EMAIL_LOGIN_TABLE, endsOn: ENDS_ON, label: () => 'Sign-in link and code' })
 }

@@ -13,6 +13,7 @@ import type { Knex } from 'knex'
 import { ALL_REASONS, storedDate, type AuthInventory, type InventoryItem, type InventoryKind, type RevocationReason, type UsersTable } from './index.js'
 import { TRUST_PURPOSE } from './web-kinds.js'
 import { DEVICES_REVOKED_PURPOSE } from './device-cookies.js'
+import { tableKind } from './table-kind.js'
 
 const TABLE = 'user_tokens'
 /** `user_tokens.purpose` of links that verify an address (the account's own, or one it moves to). */
@@ -28,27 +29,15 @@ type Db = Knex | Knex.Transaction
 export type { UsersTable } from './index.js'
 
 /** Pending e-mail changes (and verification links). */
-export function emailChangesKind(inventory: AuthInventory): InventoryKind {
-  const has = (db: Db) => inventory.hasTable(TABLE, db)
-  const rows = (userId: unknown, db: Db) => db(TABLE).where('user_id', userId as string | number).whereIn('purpose', EMAIL_CHANGE_PURPOSES)
-  return {
+export function emailChangesKind(): InventoryKind {
+  return tableKind({
     name: 'email_changes',
+    table: TABLE,
     endsOn: ALL_REASONS,
-    tables: [TABLE],
-    async list(userId, db) {
-      if (!(await has(db))) return []
-      const found = await rows(userId, db).select('id', 'email', 'created_at')
-      return found.map((row): InventoryItem => ({ kind: 'email_changes', id: String(row.id), label: String(row.email ?? ''), createdAt: storedDate(row.created_at) }))
-    },
-    async revokeOne(userId, id, db) {
-      if (!ROW_ID.test(id) || !(await has(db))) return 0
-      return rows(userId, db).where('id', Number(id)).delete()
-    },
-    async revokeAll(userId, db) {
-      if (!(await has(db))) return 0
-      return rows(userId, db).delete()
-    },
-  }
+    rows: (db, userId) => db(TABLE).where('user_id', userId).whereIn('purpose', EMAIL_CHANGE_PURPOSES),
+    columns: ['email'],
+    label: (row) => String(row.email ?? ''),
+  })
 }
 
 /**
@@ -64,7 +53,7 @@ export function mailedLinksKind(inventory: AuthInventory, users: () => UsersTabl
     return typeof address === 'string' && address !== '' ? address : null
   }
   /** The user's reset link rows' address, or null (no table, no address). A builder is not returned: awaiting it would run it. */
-  const resetAddress = async (userId: unknown, db: Db): Promise<string | null> => ((await inventory.hasTable(resetTable, db)) ? addressOf(userId, db) : null)
+  const resetAddress = async (userId: unknown, db: Db): Promise<string | null> => (inventory.migrated.has(resetTable) ? addressOf(userId, db) : null)
   const deleteResets = async (userId: unknown, db: Db): Promise<number> => {
     const address = await resetAddress(userId, db)
     return address === null ? 0 : Number(await db(resetTable).where('email', address).delete())
@@ -73,9 +62,11 @@ export function mailedLinksKind(inventory: AuthInventory, users: () => UsersTabl
     name: 'mailed_links',
     endsOn: MAILED_ENDS_ON,
     tables: [TABLE, resetTable],
+    // Either table may be missing (an app without the account pages has only the reset links).
+    requires: [],
     async list(userId, db) {
       const items: InventoryItem[] = []
-      if (await inventory.hasTable(TABLE, db)) {
+      if (inventory.migrated.has(TABLE)) {
         const found = await rows(userId, db).select('id', 'purpose', 'created_at')
         for (const row of found) items.push({ kind: 'mailed_links', id: String(row.id), label: String(row.purpose), createdAt: storedDate(row.created_at) })
       }
@@ -86,12 +77,12 @@ export function mailedLinksKind(inventory: AuthInventory, users: () => UsersTabl
     },
     async revokeOne(userId, id, db) {
       if (id === 'reset') return deleteResets(userId, db)
-      if (!ROW_ID.test(id) || !(await inventory.hasTable(TABLE, db))) return 0
+      if (!ROW_ID.test(id) || !inventory.migrated.has(TABLE)) return 0
       return rows(userId, db).where('id', Number(id)).delete()
     },
     async revokeAll(userId, db) {
       let count = 0
-      if (await inventory.hasTable(TABLE, db)) count += Number(await rows(userId, db).delete())
+      if (inventory.migrated.has(TABLE)) count += Number(await rows(userId, db).delete())
       count += await deleteResets(userId, db)
       return count
     },

@@ -23,10 +23,10 @@ export interface AuthKindsOptions {
 export function registerAuthKinds(inventory: AuthInventory, options: AuthKindsOptions): DeviceRevocations {
   const devices = new DeviceRevocations(inventory, options.db)
   inventory.register(loginsKind(inventory))
-  inventory.register(rememberTokensKind(inventory))
+  inventory.register(rememberTokensKind())
   inventory.register(devices.kind())
-  inventory.register(emailChangesKind(inventory))
+  inventory.register(emailChangesKind())
   inventory.register(mailedLinksKind(inventory, options.users, options.resetTable))
-  inventory.register(loginChallengesKind(inventory))
+  inventory.register(loginChallengesKind())
   return devices
 }

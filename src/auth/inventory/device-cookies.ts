@@ -35,7 +35,8 @@ export class DeviceRevocations {
 
   /** When the user's device cookies were last revoked (epoch milliseconds, a whole second), or null. */
   async revokedAt(userId: unknown, db: Knex | Knex.Transaction = this.#db()): Promise<number | null> {
-    if (!(await this.#inventory.hasTable(TABLE, db))) return null
+    await this.#inventory.migrated.ready(db)
+    if (!this.#inventory.migrated.has(TABLE)) return null
     const row = await db(TABLE).where({ user_id: userId as string | number, purpose: DEVICES_REVOKED_PURPOSE }).max({ at: 'created_at' }).first()
     return storedDate(row?.at)?.getTime() ?? null
   }
@@ -48,7 +49,8 @@ export class DeviceRevocations {
 
   /** Refuses every device cookie of the user issued up to now (this second included). */
   async revoke(userId: unknown, db: Knex | Knex.Transaction): Promise<number> {
-    if (!(await this.#inventory.hasTable(TABLE, db))) return 0
+    await this.#inventory.migrated.ready(db)
+    if (!this.#inventory.migrated.has(TABLE)) return 0
     // The whole second (cookies carry seconds, and DATETIME columns may keep no fraction): a
     // cookie issued in this second, before or after this moment, is refused; from the next one on, known.
     const now = Math.floor(this.#now() / 1000) * 1000

@@ -9,6 +9,7 @@
  * a kind here survives every recovery: the inventory test fails for a user table no kind claims.
  */
 import type { Knex } from 'knex'
+import { MigratedTables } from './migrated-tables.js'
 
 /** Why everything of a user is being ended: each kind says which of these end it. */
 export type RevocationReason = 'secure' | 'password_reset' | 'password_change' | 'logout_others' | 'delete'
@@ -47,6 +48,12 @@ export interface InventoryKind {
   endsOn: ReadonlySet<RevocationReason>
   /** The database tables holding this kind (the inventory test checks every user table is claimed). */
   tables?: readonly string[]
+  /**
+   * The tables it cannot run without (default: `tables`): a kind whose table this app lacks (its
+   * migration never ran, so nothing of it exists) is not run. A kind with a second, optional
+   * table asks `inventory.migrated.has(table)`.
+   */
+  requires?: readonly string[]
   list(userId: unknown, db: Knex | Knex.Transaction): Promise<InventoryItem[]>
   /** Ends the user's item `id`; how many rows it ended (0: none of theirs). */
   revokeOne(userId: unknown, id: string, db: Knex | Knex.Transaction): Promise<number>
@@ -82,11 +89,13 @@ export function storedDate(value: unknown): Date | null {
 export class AuthInventory {
   readonly #db: () => Knex
   readonly #kinds: InventoryKind[] = []
-  /** Tables this app has, asked once per process (apps migrated before a feature may lack its table). */
-  readonly #tables = new Map<string, Promise<boolean>>()
+  /** Which tables the app has (read once per process): a kind runs only when it has its tables. */
+  readonly migrated: MigratedTables
 
-  constructor(db: () => Knex) {
+  /** `columnTables`: the tables whose columns `migrated.hasColumn` answers for (the users table, `user_tokens`). */
+  constructor(db: () => Knex, options: { columnTables?: () => readonly string[] } = {}) {
     this.#db = db
+    this.migrated = new MigratedTables(db, options.columnTables)
   }
 
   /** Adds a kind; a second kind of the same name throws (two features claiming one name is a bug). */
@@ -95,6 +104,7 @@ export class AuthInventory {
     this.#kinds.push(kind)
   }
 
+  /** Every kind registered (those of features whose tables this app lacks too). */
   kinds(): readonly InventoryKind[] {
     return this.#kinds
   }
@@ -103,20 +113,10 @@ export class AuthInventory {
     return this.#kinds.find((k) => k.name === name)
   }
 
-  /**
-   * Whether the app's database has `table` (asked once per process), for kinds whose table an
-   * app migrated before its feature may lack. Pass the transaction the caller is in: on SQLite
-   * (one connection) asking on another connection would wait for it forever.
-   */
-  hasTable(table: string, db?: Knex | Knex.Transaction): Promise<boolean> {
-    let known = this.#tables.get(table)
-    if (!known) {
-      // A knex builder runs again each time it is awaited: Promise.resolve runs it once and keeps the answer.
-      known = Promise.resolve((db ?? this.#db()).schema.hasTable(table))
-      this.#tables.set(table, known)
-      known.catch(() => this.#tables.delete(table))
-    }
-    return known
+  /** The kinds this app has the tables of (`db`: the caller's transaction, for a first read on SQLite). */
+  async #running(db: Knex | Knex.Transaction, which: (kind: InventoryKind) => boolean = () => true): Promise<InventoryKind[]> {
+    await this.migrated.ready(db)
+    return this.#kinds.filter((k) => which(k) && (k.requires ?? k.tables ?? []).every((table) => this.migrated.has(table)))
   }
 
   /**
@@ -124,10 +124,9 @@ export class AuthInventory {
    * when given, else in one transaction of its own); how many of each kind ended.
    */
   async revokeAll(userId: unknown, options: RevokeOptions): Promise<Record<string, number>> {
-    const kinds = this.#kinds.filter((k) => k.endsOn.has(options.reason))
     const run = async (trx: Knex.Transaction): Promise<Record<string, number>> => {
       const counts: Record<string, number> = {}
-      for (const kind of kinds) counts[kind.name] = Number(await kind.revokeAll(userId, trx, { ...options, trx }))
+      for (const kind of await this.#running(trx, (k) => k.endsOn.has(options.reason))) counts[kind.name] = Number(await kind.revokeAll(userId, trx, { ...options, trx }))
       return counts
     }
     return options.trx ? run(options.trx) : this.#db().transaction(run)
@@ -135,17 +134,17 @@ export class AuthInventory {
 
   /** Ends the user's item `id` of `kind`; 0 when the kind is unknown or the item not theirs. */
   async revokeOne(userId: unknown, kind: string, id: string, trx?: Knex.Transaction): Promise<number> {
-    const found = this.kind(kind)
+    const db = trx ?? this.#db()
+    const found = (await this.#running(db, (k) => k.name === kind))[0]
     if (!found) return 0
-    return Number(await found.revokeOne(userId, id, trx ?? this.#db()))
+    return Number(await found.revokeOne(userId, id, db))
   }
 
   /** Ends every item created at or after `since` of the kinds that can tell (passkeys, TOTP, identities, sent invitations). */
   async revokeCreatedSince(userId: unknown, since: Date, trx?: Knex.Transaction): Promise<Record<string, number>> {
-    const kinds = this.#kinds.filter((k) => k.revokeCreatedSince)
     const run = async (db: Knex.Transaction): Promise<Record<string, number>> => {
       const counts: Record<string, number> = {}
-      for (const kind of kinds) counts[kind.name] = Number(await kind.revokeCreatedSince!(userId, since, db))
+      for (const kind of await this.#running(db, (k) => Boolean(k.revokeCreatedSince))) counts[kind.name] = Number(await kind.revokeCreatedSince!(userId, since, db))
       return counts
     }
     return trx ? run(trx) : this.#db().transaction(run)
@@ -156,7 +155,7 @@ export class AuthInventory {
     const db = trx ?? this.#db()
     const lists: InventoryItem[][] = []
     // One at a time: a transaction is one connection.
-    for (const kind of [...this.#kinds].sort((a, b) => Number(Boolean(b.signInMethod)) - Number(Boolean(a.signInMethod)))) lists.push(await kind.list(userId, db))
+    for (const kind of (await this.#running(db)).sort((a, b) => Number(Boolean(b.signInMethod)) - Number(Boolean(a.signInMethod)))) lists.push(await kind.list(userId, db))
     return lists.flat()
   }
 }

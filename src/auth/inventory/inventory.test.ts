@@ -12,6 +12,17 @@ const USER = 1
 const OTHER = 2
 const at = (iso: string) => new Date(iso)
 
+/** The web logins' table, as its migration makes it (the columns the kinds read). */
+function createLoginTokens(db: Knex): Promise<void> {
+  return db.schema.createTable('login_tokens', (t) => {
+    t.increments('id')
+    t.integer('user_id')
+    t.string('token_hash')
+    t.string('user_agent').nullable()
+    t.dateTime('created_at').nullable()
+  })
+}
+
 describe('AuthInventory', () => {
   let db: Knex
   let inventory: AuthInventory
@@ -26,13 +37,7 @@ describe('AuthInventory', () => {
       t.dateTime('two_factor_confirmed_at').nullable()
       t.bigInteger('two_factor_last_step').nullable()
     })
-    await db.schema.createTable('login_tokens', (t) => {
-      t.increments('id')
-      t.integer('user_id')
-      t.string('token_hash')
-      t.string('user_agent').nullable()
-      t.dateTime('created_at').nullable()
-    })
+    await createLoginTokens(db)
     await db.schema.createTable('remember_tokens', (t) => {
       t.increments('id')
       t.integer('user_id')
@@ -77,9 +82,9 @@ describe('AuthInventory', () => {
     for (const table of ['users', 'login_tokens', 'remember_tokens', 'user_tokens', 'password_resets', 'passkeys', 'two_factor_recovery_codes', 'auth_challenges']) await db(table).delete()
     inventory = new AuthInventory(() => db)
     devices = registerAuthKinds(inventory, { db: () => db, users: () => ({ table: 'users', key: 'id', email: 'email' }), resetTable: 'password_resets' })
-    inventory.register(trustedDevicesKind(inventory))
-    inventory.register(totpKind(inventory, () => ({ table: 'users', key: 'id' })))
-    inventory.register(passkeysKind(inventory))
+    inventory.register(trustedDevicesKind())
+    inventory.register(totpKind(() => ({ table: 'users', key: 'id' })))
+    inventory.register(passkeysKind())
     await db('users').insert([
       { id: USER, email: 'u@example.test', two_factor_secret: 'x', two_factor_confirmed_at: at('2026-11-20T10:00:00Z') },
       { id: OTHER, email: 'o@example.test' },
@@ -170,5 +175,45 @@ describe('AuthInventory', () => {
     assert.deepEqual((await db('remember_tokens').where('user_id', USER)).map((r) => r.login_token_hash), ['here'])
     assert.equal(await inventory.revokeOne(OTHER, 'logins', String((await db('login_tokens').where({ token_hash: 'here' }).first()).id)), 0, 'not another user\'s')
     assert.equal(await inventory.revokeOne(USER, 'no_such_kind', '1'), 0)
+  })
+
+  it('reads the tables once: no revocation, list or device check asks the database about its schema', async () => {
+    const schemaQueries: string[] = []
+    const watch = (query: { sql: string }) => {
+      if (/sqlite_master|pragma|information_schema/i.test(query.sql)) schemaQueries.push(query.sql)
+    }
+    await inventory.migrated.load()
+    db.on('query', watch)
+    try {
+      await inventory.list(USER)
+      await inventory.revokeOne(USER, 'passkeys', '999')
+      await inventory.revokeCreatedSince(USER, at('2026-11-20T12:00:00Z'))
+      await devices.isCurrent(USER, 0)
+      await inventory.revokeAll(USER, { reason: 'secure' })
+    } finally {
+      db.off('query', watch)
+    }
+    assert.deepEqual(schemaQueries, [])
+  })
+})
+
+describe('AuthInventory in an app without a feature\'s tables', () => {
+  it('runs only the kinds whose tables the app has, and lists every registered kind', async () => {
+    const db = knex({ client: SqliteClient, connection: { filename: ':memory:' }, useNullAsDefault: true })
+    try {
+      await createLoginTokens(db)
+      await db('login_tokens').insert({ user_id: USER, token_hash: 'here', created_at: new Date() })
+      const inventory = new AuthInventory(() => db)
+      registerAuthKinds(inventory, { db: () => db, users: () => ({ table: 'users', key: 'id', email: 'email' }), resetTable: 'password_resets' })
+      inventory.register(passkeysKind())
+      assert.ok(inventory.kind('passkeys'), 'registered whatever the tables (the inventory test reads every claim)')
+      const counts = await db.transaction((trx) => inventory.revokeAll(USER, { reason: 'delete', trx, deleting: true }))
+      assert.deepEqual(Object.keys(counts).sort(), ['logins', 'mailed_links'], 'the kinds of missing tables did not run')
+      assert.equal(counts.logins, 1)
+      assert.deepEqual(await inventory.list(USER), [])
+      assert.equal(await inventory.revokeOne(USER, 'passkeys', '1'), 0)
+    } finally {
+      await db.destroy()
+    }
   })
 })

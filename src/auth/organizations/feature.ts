@@ -30,7 +30,7 @@ export const organizationsFeature = defineFeature({
   events: Object.fromEntries(ORGANIZATION_EVENT_NAMES.map((name) => [name, 'info' as const])),
   routes: () => organizationRoutes(),
   // Whatever the features: invitations sent while the feature was on still end with recovery.
-  inventory: (inventory) => [organizationInvitationsKind(inventory, deletionGuard(inventory))],
+  inventory: (inventory) => [organizationInvitationsKind(deletionGuard(inventory))],
   install: installOrganizations,
   middleware: { org: [OrgMiddleware] },
   prune: [{ table: INVITATIONS_TABLE, expired: (q, now) => q.where('expires_at', '<=', now) }],

@@ -7,38 +7,25 @@
  * Registered whatever the features, so invitations sent before the feature was turned off still end.
  */
 import type { Knex } from 'knex'
-import { storedDate, type AuthInventory, type InventoryItem, type InventoryKind, type RevocationReason } from '../inventory/index.js'
+import type { InventoryKind, RevocationReason } from '../inventory/index.js'
+import { tableKind } from '../inventory/table-kind.js'
 import { InvitationStore } from './invitation-store.js'
 import { INVITATIONS_TABLE } from './records.js'
 
-const ROW_ID = /^[1-9][0-9]{0,14}$/
 const ENDS_ON: ReadonlySet<RevocationReason> = new Set<RevocationReason>(['secure', 'delete'])
 
-export function organizationInvitationsKind(inventory: AuthInventory, beforeDelete?: (userId: unknown, trx: Knex.Transaction) => Promise<void>): InventoryKind {
-  const has = (db: Knex | Knex.Transaction) => inventory.hasTable(INVITATIONS_TABLE, db)
-  const key = (userId: unknown) => userId as string | number
-  const revoke = (q: Knex.QueryBuilder) => q.update({ revoked_at: new Date() })
-  return {
+export function organizationInvitationsKind(beforeDelete?: (userId: unknown, trx: Knex.Transaction) => Promise<void>): InventoryKind {
+  return tableKind({
     name: 'organization_invitations',
+    table: INVITATIONS_TABLE,
     endsOn: ENDS_ON,
-    tables: [INVITATIONS_TABLE],
-    async list(userId, db) {
-      if (!(await has(db))) return []
-      const rows = await InvitationStore.pendingOf(db, key(userId)).select('id', 'email', 'created_at')
-      return rows.map((row: Record<string, unknown>): InventoryItem => ({ kind: 'organization_invitations', id: String(row.id), label: `Invitation to ${String(row.email)}`, createdAt: storedDate(row.created_at) }))
-    },
-    async revokeOne(userId, id, db) {
-      if (!ROW_ID.test(id) || !(await has(db))) return 0
-      return revoke(InvitationStore.pendingOf(db, key(userId)).where('id', Number(id)))
-    },
-    async revokeAll(userId, db, options) {
-      if (!(await has(db))) return 0
+    rows: (db, userId) => InvitationStore.pendingOf(db, userId),
+    columns: ['email'],
+    label: (row) => `Invitation to ${String(row.email)}`,
+    end: async (rows) => Number(await rows.update({ revoked_at: new Date() })),
+    beforeRevokeAll: async (userId, db, options) => {
       if (options.deleting && beforeDelete && 'commit' in db) await beforeDelete(userId, db as Knex.Transaction)
-      return revoke(InvitationStore.pendingOf(db, key(userId)))
     },
-    async revokeCreatedSince(userId, since, db) {
-      if (!(await has(db))) return 0
-      return revoke(InvitationStore.pendingOf(db, key(userId)).where('created_at', '>=', new Date(Math.floor(since.getTime() / 1000) * 1000)))
-    },
-  }
+    createdSince: true,
+  })
 }

@@ -8,7 +8,6 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import knex, { type Knex } from 'knex'
 import { SqliteClient } from '../../database/sqlite-client.js'
-import { AuthInventory } from '../inventory/index.js'
 import CreateOrganizationTables from '../../../stubs/migrations/create_organization_tables.js'
 import { DEFAULT_ROLES } from './config.js'
 import { LastOwnerError } from './errors.js'
@@ -82,8 +81,7 @@ describe('OrganizationStore and InvitationStore', () => {
   })
 
   it('is the inviter\'s inventory kind: recovery and "created since" revoke; deletion runs the last-owner rule', async () => {
-    const inventory = new AuthInventory(() => db)
-    const kind = organizationInvitationsKind(inventory, (userId, trx) => store.beforeAccountDeleted(userId as number, trx))
+    const kind = organizationInvitationsKind((userId, trx) => store.beforeAccountDeleted(userId as number, trx))
     const { organization } = await store.create(3, 'Kinds')
     const a = await invitations.create(organization.id, 'k1@example.test', 'member', 3, 7)
     assert.equal((await kind.list(3, db)).length, 1)

@@ -148,7 +148,9 @@ export class Organizations {
   /** The organisation's last `limit` events from the audit log, newest first (none without the table). */
   async activity(organizationId: number, limit = 20): Promise<ActivityItem[]> {
     const db = this.db()
-    if (!(await db.schema.hasTable(AUDIT_TABLE))) return []
+    const migrated = this.app.make('auth.manager').inventory.migrated
+    await migrated.ready()
+    if (!migrated.has(AUDIT_TABLE)) return []
     const rows = await db(AUDIT_TABLE)
       .whereIn('type', ['auth:organization_created', 'auth:member_invited', 'auth:member_joined', 'auth:member_role_changed', 'auth:member_removed'])
       .where('details', 'like', `%"organizationId":"${organizationId}"%`)

@@ -28,7 +28,7 @@ export const passkeysFeature = defineFeature({
   events: { 'auth:passkey_added': 'info', 'auth:passkey_removed': 'info' },
   notifications: ['passkeys'],
   register: registerPasskeys,
-  inventory: (inventory) => [passkeysKind(inventory)],
+  inventory: () => [passkeysKind()],
   routes: (on) => {
     const confirmed = ['auth', 'password.confirm']
     const adding = [...(on.has('email_verification') ? ['auth', 'verified', 'password.confirm'] : confirmed), 'mfa.recent']

@@ -63,7 +63,9 @@ async function keepsWayIn(service: Social, trx: Knex.Transaction, user: AuthUser
   if (typeof row.password === 'string' && row.password !== '') return true
   const others = await trx(IDENTITIES_TABLE).where('user_id', user.getKey() as string | number).whereNot('id', identityId).count<{ n: number | string }[]>({ n: '*' })
   if (Number(others[0]?.n ?? 0) > 0) return true
-  if (await trx.schema.hasTable('passkeys')) {
+  const migrated = service.manager.inventory.migrated
+  await migrated.ready(trx)
+  if (migrated.has('passkeys')) {
     const keys = await trx('passkeys').where('user_id', user.getKey() as string | number).count<{ n: number | string }[]>({ n: '*' })
     if (Number(keys[0]?.n ?? 0) > 0) return true
   }

@@ -30,7 +30,7 @@ export const socialFeature = defineFeature({
   events: { 'auth:social_linked': 'info', 'auth:social_unlinked': 'info' },
   routes: (on) => socialRoutes(on),
   apiRoutes: ({ authRoute }) => (!socialServing() ? [] : [Route.post(`${authRoute}/social/@provider`, signInWithIdToken).name('api.auth.social')]),
-  inventory: (inventory) => [identitiesKind(inventory), pendingKind(inventory)],
+  inventory: () => [identitiesKind(), pendingKind()],
   install: installSocial,
   prune: [{ table: PENDING_TABLE, expired: (q, now) => q.where('expires_at', '<=', now) }],
   scaffold: {

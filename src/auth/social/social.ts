@@ -189,7 +189,9 @@ export class Social {
     try {
       userId = await db().transaction(async (trx: Knex.Transaction) => {
         const values: Record<string, unknown> = { name: (profile.name ?? profile.email.split('@')[0]).slice(0, 255), [column]: profile.email, password: null, created_at: now, updated_at: now }
-        if (await trx.schema.hasColumn(table, 'email_verified_at')) values.email_verified_at = now
+        const migrated = this.manager.inventory.migrated
+        await migrated.ready(trx)
+        if (migrated.hasColumn(table, 'email_verified_at')) values.email_verified_at = now
         await trx(table).insert(values)
         const row = await trx(table).where(column, profile.email).first(model.getPrimaryKey())
         const id = row?.[model.getPrimaryKey()]

@@ -15,11 +15,11 @@
 import type { Knex } from 'knex'
 import { randomToken } from '../../support/random-token.js'
 import { sha256Hex } from '../tokens/index.js'
-import { storedDate, wholeSecond, type AuthInventory, type InventoryItem, type InventoryKind, type RevocationReason } from '../inventory/index.js'
+import { storedDate, type InventoryKind, type RevocationReason } from '../inventory/index.js'
+import { tableKind } from '../inventory/table-kind.js'
 
 export const IDENTITIES_TABLE = 'social_identities'
 export const PENDING_TABLE = 'social_pending'
-const ROW_ID = /^[1-9][0-9]{0,14}$/
 const SECRET = /^[A-Za-z0-9_-]{16,128}$/
 
 export type PendingKind = 'state' | 'link' | 'profile' | 'email'
@@ -153,52 +153,25 @@ const IDENTITY_ENDS_ON: ReadonlySet<RevocationReason> = new Set<RevocationReason
 const PENDING_ENDS_ON: ReadonlySet<RevocationReason> = new Set<RevocationReason>(['secure', 'password_reset', 'password_change', 'logout_others', 'delete'])
 
 /** Linked identities: a way in, removed by "This wasn't me" when linked at or after the event. */
-export function identitiesKind(inventory: AuthInventory): InventoryKind {
-  const has = (db: Knex | Knex.Transaction) => inventory.hasTable(IDENTITIES_TABLE, db)
-  return {
+export function identitiesKind(): InventoryKind {
+  return tableKind({
     name: 'social_identities',
+    table: IDENTITIES_TABLE,
     signInMethod: true,
     endsOn: IDENTITY_ENDS_ON,
-    tables: [IDENTITIES_TABLE],
-    async list(userId, db) {
-      if (!(await has(db))) return []
-      const rows = (await db(IDENTITIES_TABLE).where('user_id', userId as string | number).select('id', 'provider', 'email', 'created_at')) as IdentityRow[]
-      return rows.map((row): InventoryItem => ({ kind: 'social_identities', id: String(row.id), label: `${row.provider}${row.email ? ` (${row.email})` : ''}`, createdAt: storedDate(row.created_at) }))
-    },
-    async revokeOne(userId, id, db) {
-      if (!ROW_ID.test(id) || !(await has(db))) return 0
-      return db(IDENTITIES_TABLE).where({ id: Number(id), user_id: userId as string | number }).delete()
-    },
-    async revokeAll(userId, db) {
-      if (!(await has(db))) return 0
-      return db(IDENTITIES_TABLE).where('user_id', userId as string | number).delete()
-    },
-    async revokeCreatedSince(userId, since, db) {
-      if (!(await has(db))) return 0
-      return db(IDENTITIES_TABLE).where('user_id', userId as string | number).where('created_at', '>=', wholeSecond(since)).delete()
-    },
-  }
+    columns: ['provider', 'email'],
+    label: (row) => `${String(row.provider)}${row.email ? ` (${String(row.email)})` : ''}`,
+    createdSince: true,
+  })
 }
 
 /** Pending link-ups, connects and sign-ins bound to a user: every revocation ends them. */
-export function pendingKind(inventory: AuthInventory): InventoryKind {
-  const has = (db: Knex | Knex.Transaction) => inventory.hasTable(PENDING_TABLE, db)
-  return {
+export function pendingKind(): InventoryKind {
+  return tableKind({
     name: 'social_pending',
+    table: PENDING_TABLE,
     endsOn: PENDING_ENDS_ON,
-    tables: [PENDING_TABLE],
-    async list(userId, db) {
-      if (!(await has(db))) return []
-      const rows = await db(PENDING_TABLE).where('user_id', userId as string | number).select('id', 'provider', 'kind', 'created_at')
-      return rows.map((row): InventoryItem => ({ kind: 'social_pending', id: String(row.id), label: `Pending ${row.provider} ${row.kind === 'link' ? 'link-up' : 'sign-in'}`, createdAt: storedDate(row.created_at) }))
-    },
-    async revokeOne(userId, id, db) {
-      if (!ROW_ID.test(id) || !(await has(db))) return 0
-      return db(PENDING_TABLE).where({ id: Number(id), user_id: userId as string | number }).delete()
-    },
-    async revokeAll(userId, db) {
-      if (!(await has(db))) return 0
-      return db(PENDING_TABLE).where('user_id', userId as string | number).delete()
-    },
-  }
+    columns: ['provider', 'kind'],
+    label: (row) => `Pending ${String(row.provider)} ${row.kind === 'link' ? 'link-up' : 'sign-in'}`,
+  })
 }

@@ -43,7 +43,7 @@ export const twoFactorFeature = defineFeature({
     const { pending, trusted } = app.make('auth.two_factor_challenge')
     return twoFactorLoginChallenge(app, pending, trusted)
   },
-  inventory: (inventory, auth) => [trustedDevicesKind(inventory), totpKind(inventory, () => usersTableOf(auth.model))],
+  inventory: (_inventory, auth) => [trustedDevicesKind(), totpKind(() => usersTableOf(auth.model))],
   routes: (on) => {
     const confirmed = ['auth', 'password.confirm']
     // Enrolling needs a verified address first (the actions check it too, whatever the order).

@@ -25,7 +25,11 @@ export function registerTwoFactor(app: Application): void {
       },
       encrypter: app.make('encrypter'),
       trustedDevices: {
-        available: () => manager().inventory.hasTable('user_tokens'),
+        available: async () => {
+          const { migrated } = manager().inventory
+          await migrated.ready()
+          return migrated.has('user_tokens')
+        },
         forget: (userId, trx) => manager().userTokens.revokeAll(userId, TRUST_PURPOSE, trx),
       },
       log: app.log,

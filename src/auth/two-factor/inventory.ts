@@ -6,26 +6,24 @@
  *   removed by "This wasn't me" when confirmed at or after the reported event.
  * - `trusted_devices`: browsers trusted to skip the second step (`user_tokens` of purpose
  *   `two_factor_trust`), ended by every revocation but a password change.
- * The columns and the recovery codes table come in one migration: an app migrated before it has
- * one cached check of the table.
+ * The columns and the recovery codes table come in one migration: in an app that has not run it
+ * neither kind runs (`totp` requires the recovery codes table).
  */
 import type { Knex } from 'knex'
-import { storedDate, wholeSecond, type AuthInventory, type InventoryItem, type InventoryKind, type RevocationReason } from '../inventory/index.js'
+import { storedDate, wholeSecond, type InventoryKind, type RevocationReason } from '../inventory/index.js'
+import { tableKind } from '../inventory/table-kind.js'
 import { TRUST_PURPOSE } from '../inventory/web-kinds.js'
 
 const RECOVERY_CODES = 'two_factor_recovery_codes'
 const USER_TOKENS = 'user_tokens'
-const ROW_ID = /^[1-9][0-9]{0,14}$/
 /** A way to sign in ends only with the account (and by "This wasn't me" for the ones it reports). */
 const DELETE_ONLY: ReadonlySet<RevocationReason> = new Set<RevocationReason>(['delete'])
 
 type Db = Knex | Knex.Transaction
 
 /** The TOTP enrolment of a user: the secret columns on the users row (`users()`), and the recovery codes. */
-export function totpKind(inventory: AuthInventory, users: () => { table: string; key: string }): InventoryKind {
-  const migrated = (db: Db) => inventory.hasTable(RECOVERY_CODES, db)
+export function totpKind(users: () => { table: string; key: string }): InventoryKind {
   const turnOff = async (userId: unknown, db: Db, since?: Date): Promise<number> => {
-    if (!(await migrated(db))) return 0
     const { table, key } = users()
     const query = db(table).where(key, userId as string | number).whereNotNull('two_factor_confirmed_at')
     if (since) query.where('two_factor_confirmed_at', '>=', wholeSecond(since))
@@ -39,7 +37,6 @@ export function totpKind(inventory: AuthInventory, users: () => { table: string;
     endsOn: DELETE_ONLY,
     tables: [RECOVERY_CODES],
     async list(userId, db) {
-      if (!(await migrated(db))) return []
       const { table, key } = users()
       const row = await db(table).where(key, userId as string | number).whereNotNull('two_factor_confirmed_at').first('two_factor_confirmed_at')
       return row ? [{ kind: 'totp', id: String(userId), label: 'Authenticator app', createdAt: storedDate(row.two_factor_confirmed_at) }] : []
@@ -48,7 +45,6 @@ export function totpKind(inventory: AuthInventory, users: () => { table: string;
     async revokeAll(userId, db, { deleting }) {
       // The row itself goes with the account: only the codes need deleting.
       if (!deleting) return turnOff(userId, db)
-      if (!(await migrated(db))) return 0
       return Number(await db(RECOVERY_CODES).where('user_id', userId as string | number).delete())
     },
     revokeCreatedSince: (userId, since, db) => turnOff(userId, db, since),
@@ -59,24 +55,12 @@ export function totpKind(inventory: AuthInventory, users: () => { table: string;
 const TRUST_ENDS_ON: ReadonlySet<RevocationReason> = new Set<RevocationReason>(['secure', 'password_reset', 'logout_others', 'delete'])
 
 /** Browsers trusted to skip the second step (`two_factor` feature). */
-export function trustedDevicesKind(inventory: AuthInventory): InventoryKind {
-  const has = (db: Db) => inventory.hasTable(USER_TOKENS, db)
-  return {
+export function trustedDevicesKind(): InventoryKind {
+  return tableKind({
     name: 'trusted_devices',
+    table: USER_TOKENS,
     endsOn: TRUST_ENDS_ON,
-    tables: [USER_TOKENS],
-    async list(userId, db) {
-      if (!(await has(db))) return []
-      const rows = await db(USER_TOKENS).where({ user_id: userId as string | number, purpose: TRUST_PURPOSE }).select('id', 'created_at')
-      return rows.map((row): InventoryItem => ({ kind: 'trusted_devices', id: String(row.id), label: 'Trusted browser', createdAt: storedDate(row.created_at) }))
-    },
-    async revokeOne(userId, id, db) {
-      if (!ROW_ID.test(id) || !(await has(db))) return 0
-      return db(USER_TOKENS).where({ id: Number(id), user_id: userId as string | number, purpose: TRUST_PURPOSE }).delete()
-    },
-    async revokeAll(userId, db) {
-      if (!(await has(db))) return 0
-      return db(USER_TOKENS).where({ user_id: userId as string | number, purpose: TRUST_PURPOSE }).delete()
-    },
-  }
+    rows: (db, userId) => db(USER_TOKENS).where({ user_id: userId, purpose: TRUST_PURPOSE }),
+    label: () => 'Trusted browser',
+  })
 }
