@@ -13,7 +13,7 @@ import { loadRouteFile } from '../foundation/route-file.js'
 import { RouteDefinitionError } from '../routing/errors.js'
 import { JwtService, type JwtDriverConfig } from './jwt-service.js'
 import { JwtGuard } from './guards/jwt/guard.js'
-import { setJwtServiceResolver } from './jwt-service-registry.js'
+import { bindJwtService } from './jwt-service-registry.js'
 import { ApiConfigError } from './errors.js'
 import { PersonalTokenRepository } from './personal-tokens/repository.js'
 import { AbilityMiddleware } from './middleware/ability-middleware.js'
@@ -34,13 +34,19 @@ export class ApiProvider extends ServiceProvider {
   static providerName = 'ApiProvider'
 
   /** `DRIVERS.jwt`, with the model and defaults filled in; the codec validates the rest once. */
+  /** The users' model: `DRIVERS.<default>.model`, else `GUARDS.web.model` (undefined when neither is set). */
+  #model(): object | undefined {
+    const drivers = this.application.config('api')?.DRIVERS
+    return drivers?.[drivers.default ?? 'jwt']?.model ?? this.application.config('auth')?.GUARDS?.web?.model
+  }
+
   driverConfig(): JwtDriverConfig {
     const drivers = this.application.config('api')?.DRIVERS
     if (!drivers) throw new ApiConfigError('config/api.ts is missing or does not export DRIVERS: run "node craft api:install".')
     const name = drivers.default ?? 'jwt'
     const config = drivers[name]
     if (!config || typeof config !== 'object') throw new ApiConfigError(`config/api.ts: DRIVERS.${name} is missing.`)
-    const model = config.model ?? this.application.config('auth')?.GUARDS?.web?.model
+    const model = this.#model()
     if (!model) throw new ApiConfigError('config/api.ts: DRIVERS.jwt.model is not set (your User model).')
     return {
       algorithm: config.algorithm ?? 'HS512',
@@ -116,7 +122,9 @@ export class ApiProvider extends ServiceProvider {
 
   override register(): void {
     this.application.singleton('api.jwt', () => new JwtService({ ...this.driverConfig(), epochs: this.tokenEpochs(), families: this.familyOptions() }))
-    setJwtServiceResolver(() => this.application.make('api.jwt'))
+    // `user.generateJwt()` on the app's model issues through this app's service.
+    const model = this.#model()
+    if (model) bindJwtService(model, () => this.application.make('api.jwt'))
     // Personal access tokens live beside the users (the model's connection).
     this.application.singleton('api.personal_tokens', () => new PersonalTokenRepository({ connection: this.driverConfig().model?.connection }))
   }

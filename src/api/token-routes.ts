@@ -15,6 +15,8 @@
  */
 import { Route } from '../routing/route.js'
 import type { RouteDefinition } from '../routing/route-definition.js'
+import type { RouteEntry } from '../routing/route-group.js'
+import type { Application } from '../foundation/application.js'
 import type { HttpContext } from '../http/context.js'
 import { TooManyRequestsError, ValidationError } from '../http/errors.js'
 import { eventBase } from '../auth/events.js'
@@ -26,8 +28,8 @@ import { PersonalTokenForms } from './personal-tokens/token-forms.js'
 import { VerifiedAddressMiddleware } from './personal-tokens/verified-address.js'
 import { jwksRoute } from './jwks-route.js'
 import { openapiRoute } from './openapi/openapi-route.js'
-import { featureApiRoutes } from '../auth/features/registry.js'
-import { configuredFeatures } from '../auth/auth-routes.js'
+import { featureApiRoutes, featuresOf } from '../auth/features/registry.js'
+import { enabledFeatures } from '../auth/auth-routes.js'
 
 export interface ApiRoutesOptions {
   /** The personal access tokens page at /account/tokens (default true). */
@@ -188,13 +190,16 @@ function tokensPage(options: ApiRoutesOptions): RouteDefinition[] {
   ]
 }
 
-export function apiRoutes(options: ApiRoutesOptions = {}): RouteDefinition[] {
+export function apiRoutes(options: ApiRoutesOptions = {}): RouteEntry[] {
   return [
     ...tokensPage(options),
     tokenRoute(options.authRoute ?? '/api/auth', issueToken, 'api.auth'),
     tokenRoute(`${options.authRoute ?? '/api/auth'}/two-factor`, issueTokenTwoFactor, 'api.auth.two_factor'),
-    // The API routes of the auth features that are on (sign-in by e-mail, ...), made token routes.
-    ...featureApiRoutes(configuredFeatures(), { authRoute: options.authRoute ?? '/api/auth' }).map(asTokenRoute),
+    // The API routes of the auth features the mounting app turned on (sign-in by e-mail, ...), made token routes.
+    Route.deferred((owner) => {
+      const app = owner as Application
+      return featureApiRoutes(enabledFeatures(app), { authRoute: options.authRoute ?? '/api/auth' }, featuresOf(app), app).map(asTokenRoute)
+    }),
     tokenRoute(options.reauthRoute ?? '/api/reauth', reissueToken, 'api.reauth'),
     tokenRoute(options.logoutRoute ?? '/api/logout', logout, 'api.logout'),
     tokenRoute(options.revokeRoute ?? '/api/revoke', revoke, 'api.revoke'),

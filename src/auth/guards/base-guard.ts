@@ -15,15 +15,10 @@ import { PasswordResetRequiredError } from '../errors.js'
 import { isPasswordLocked } from '../accounts/password-lock.js'
 import { SecondFactorRequiredError } from '../login/errors.js'
 import { finishGuardLogin, PASSWORD_AMR } from '../login/flow.js'
-import type { LoginAttempt } from '../login/types.js'
+import type { LoginAttempt, LoginChallenge } from '../login/types.js'
 import type { Guard } from './guard.js'
 
-/**
- * A step between a correct password and the login (a second factor, say): it returns to let the
- * login happen, or throws (an HttpError the route answers with) to hold it back. Registered on
- * the AuthManager (`manager.challenges`), run by every guard's `attempt()` in order.
- */
-export type LoginChallenge = (ctx: HttpContext, guard: string, user: AuthUser) => Promise<void> | void
+export type { LoginChallenge }
 
 export interface GuardDependencies<User extends AuthUser> {
   provider: CredentialUserProvider<User>

@@ -32,13 +32,12 @@ import { sameSitePath } from '../../http/response.js'
 import type { Application } from '../../foundation/application.js'
 import type { Emitter } from '../../events/emitter.js'
 import type { AuthUser } from '../types.js'
-import type { LoginChallenge } from '../guards/base-guard.js'
 import type { ChallengePurpose } from '../challenges/auth-challenges.js'
 import { eventBase } from '../events.js'
 import { SecondFactorRequiredError } from './errors.js'
 import { hasSecondFactor, markSecondFactor, PENDING_LOGIN_KEY, setSessionAmr } from './amr.js'
 import { PASSWORD_CONFIRMED_AT } from '../middleware/password-confirm-middleware.js'
-import type { HeldLogin, LoginAttempt, LoginMethod, TokenResponseBody, WebLoginOutcome } from './types.js'
+import type { HeldLogin, LoginAttempt, LoginChallenge, LoginMethod, TokenResponseBody, WebLoginOutcome } from './types.js'
 
 /** The methods the second-factor challenge applies to. */
 export const CHALLENGED_METHODS: ReadonlySet<LoginMethod> = new Set<LoginMethod>(['password', 'social', 'email_link', 'email_code'])

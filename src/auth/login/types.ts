@@ -4,7 +4,15 @@
  * method hands the flow once it has proven who the user is (`LoginAttempt`), and the flow's
  * answers. Types only: guards and features import them without importing the flow.
  */
+import type { HttpContext } from '../../http/context.js'
 import type { AuthUser } from '../types.js'
+
+/**
+ * A step between a correct password and the login (a second factor, say): it returns to let the
+ * login happen, or throws (an HttpError the route answers with) to hold it back. Registered on
+ * the AuthManager (`manager.challenges`), run by every guard's `attempt()` in order.
+ */
+export type LoginChallenge = (ctx: HttpContext, guard: string, user: AuthUser) => Promise<void> | void
 
 /** How a login was proven; sent as `method` on `auth:login_succeeded`. */
 export type LoginMethod = 'password' | 'passkey' | 'social' | 'email_link' | 'email_code' | 'remember' | 'id'

@@ -15,7 +15,7 @@ export function registerAuthPruneCommand(program: Command, ctx: CliContext): voi
     .action(async () => {
       const app = await ctx.boot('console')
       try {
-        const { removed } = await pruneAuthTables(db(), app.make('auth').resolved)
+        const { removed } = await pruneAuthTables(db(), app.make('auth').resolved, app.make('auth.features'))
         for (const { table, rows } of removed) ctx.out(`${table}: ${rows} removed`)
         if (removed.length === 0) ctx.out('Nothing to prune: none of the auth tables exist yet (node craft migrate).')
       } finally {
