@@ -6,6 +6,7 @@
  * called by AuthProvider); `Auth.routes({ features })` overrides them.
  */
 import { Route } from '../routing/route.js'
+import { CREDENTIAL_BODY_LIMIT } from '../http/body-parser.js'
 import type { RouteDefinition } from '../routing/route-definition.js'
 import { LEGACY_FEATURES } from './auth-config.js'
 import { featureRoutes } from './features/registry.js'
@@ -27,7 +28,7 @@ export function authRoutes(options: { features?: Iterable<string> } = {}): Route
   const on = options.features ? new Set(options.features) : configuredFeatures()
   const routes = [
     Route.get('/login', 'auth/LoginController@show').name('login'),
-    Route.post('/login', 'auth/LoginController@store').name('login.store'),
+    Route.post('/login', 'auth/LoginController@store').name('login.store').bodyLimit(CREDENTIAL_BODY_LIMIT),
     Route.post('/logout', 'auth/LoginController@logout').name('logout'),
     Route.get('/home', 'auth/HomeController@show').name('home').middleware(['auth']),
     // The pages' script: copy and print buttons, the password-strength hint (no CDN).
