@@ -14,6 +14,7 @@
  * `password.confirm` and a recent second factor. `tokensPage: false` leaves it out.
  */
 import { Route } from '../routing/route.js'
+import { CREDENTIAL_BODY_LIMIT } from '../http/body-parser.js'
 import type { RouteDefinition } from '../routing/route-definition.js'
 import type { RouteEntry } from '../routing/route-group.js'
 import type { Application } from '../foundation/application.js'
@@ -157,9 +158,12 @@ function tokenRoute(path: string, handler: (ctx: HttpContext) => unknown, name: 
   return asTokenRoute(Route.post(path, handler).name(name))
 }
 
-/** A route of the API's: outside the `web` stack, CSRF-exempt, JSON, and only with ApiProvider. */
+/**
+ * A route of the API's: outside the `web` stack, CSRF-exempt, JSON, only with ApiProvider, and
+ * with the credential body limit (each takes a password, a code or a token: a few kilobytes).
+ */
 function asTokenRoute(route: RouteDefinition): RouteDefinition {
-  route.withoutMiddleware('web')
+  route.withoutMiddleware('web').bodyLimit(CREDENTIAL_BODY_LIMIT)
   route.csrfExempt = true
   route.json = true
   route.requiresProvider = { name: 'ApiProvider', key: 'Api.routes() in routes/web.ts' }

@@ -9,6 +9,7 @@
  */
 import type { Application } from '../foundation/application.js'
 import { Route } from '../routing/route.js'
+import { CREDENTIAL_BODY_LIMIT } from '../http/body-parser.js'
 import type { RouteDefinition } from '../routing/route-definition.js'
 import type { RouteEntry } from '../routing/route-group.js'
 import { LEGACY_FEATURES } from './auth-config.js'
@@ -25,7 +26,7 @@ export function authRoutesFor(app: Application, options: { features?: Iterable<s
   const on = options.features ? new Set(options.features) : enabledFeatures(app)
   const routes = [
     Route.get('/login', 'auth/LoginController@show').name('login'),
-    Route.post('/login', 'auth/LoginController@store').name('login.store'),
+    Route.post('/login', 'auth/LoginController@store').name('login.store').bodyLimit(CREDENTIAL_BODY_LIMIT),
     Route.post('/logout', 'auth/LoginController@logout').name('logout'),
     Route.get('/home', 'auth/HomeController@show').name('home').middleware(['auth']),
     // The pages' script: copy and print buttons, the password-strength hint (no CDN).

@@ -4,6 +4,7 @@
  * neither imports the other.
  */
 import { Route } from '../../routing/route.js'
+import { CREDENTIAL_BODY_LIMIT } from '../../http/body-parser.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
 
 /**
@@ -21,6 +22,6 @@ export function emailLinkRoutes(): RouteDefinition[] {
 export function secondStepRoutes(): RouteDefinition[] {
   return [
     Route.get('/two-factor-challenge', 'auth/TwoFactorChallengeController@show').name('two_factor.challenge'),
-    Route.post('/two-factor-challenge', 'auth/TwoFactorChallengeController@store').name('two_factor.challenge.store'),
+    Route.post('/two-factor-challenge', 'auth/TwoFactorChallengeController@store').name('two_factor.challenge.store').bodyLimit(CREDENTIAL_BODY_LIMIT),
   ]
 }

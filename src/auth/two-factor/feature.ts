@@ -7,6 +7,7 @@
  * secret; turning it off also wants a second factor given recently.
  */
 import { Route } from '../../routing/route.js'
+import { CREDENTIAL_BODY_LIMIT } from '../../http/body-parser.js'
 import { secondStepRoutes } from '../features/shared-routes.js'
 import { defineFeature } from '../features/contract.js'
 import { usersTableOf } from '../inventory/index.js'
@@ -50,7 +51,7 @@ export const twoFactorFeature = defineFeature({
     const enrolling = on.has('email_verification') ? ['auth', 'verified', 'password.confirm'] : confirmed
     return [
       Route.get('/account/two-factor', 'auth/TwoFactorController@show').name('two_factor').middleware(enrolling),
-      Route.post('/account/two-factor', 'auth/TwoFactorController@enable').name('two_factor.enable').middleware(enrolling),
+      Route.post('/account/two-factor', 'auth/TwoFactorController@enable').name('two_factor.enable').middleware(enrolling).bodyLimit(CREDENTIAL_BODY_LIMIT),
       Route.post('/account/two-factor/recovery-codes', 'auth/TwoFactorController@regenerate').name('two_factor.recovery_codes').middleware(confirmed),
       Route.post('/account/two-factor/disable', 'auth/TwoFactorController@disable').name('two_factor.disable').middleware([...confirmed, 'mfa.recent']),
       Route.post('/account/two-factor/forget-devices', 'auth/TwoFactorChallengeController@forgetDevices').name('two_factor.forget_devices').middleware(['auth']),
