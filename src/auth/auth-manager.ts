@@ -48,20 +48,11 @@ export interface AuthManagerDependencies {
   budgets: Record<BudgetName, Budget>
 }
 
+/** The manager holds each of its dependencies under the same name, read-only. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface AuthManager extends Readonly<AuthManagerDependencies> {}
+
 export class AuthManager {
-  readonly config: AuthGuardsConfig
-  readonly resolved: ResolvedAuthConfig
-  readonly hasher: Hasher
-  readonly policy: PasswordPolicy
-  readonly verifier: CredentialVerifier
-  readonly tokens: LoginTokenRepository
-  readonly broker: PasswordBroker
-  readonly userTokens: UserTokens
-  readonly inventory: AuthInventory
-  readonly deviceRevocations: DeviceRevocations
-  readonly registrar: Registrar
-  readonly events: Emitter
-  readonly budgets: Record<BudgetName, Budget>
   /** The devices page's sources: the web logins built in; ApiProvider adds the API's token families. */
   readonly devices: DeviceRegistry
   readonly #factories = new Map<string, GuardFactory>()
@@ -77,19 +68,7 @@ export class AuthManager {
   }
 
   constructor(deps: AuthManagerDependencies) {
-    this.config = deps.config
-    this.resolved = deps.resolved
-    this.hasher = deps.hasher
-    this.policy = deps.policy
-    this.verifier = deps.verifier
-    this.tokens = deps.tokens
-    this.broker = deps.broker
-    this.userTokens = deps.userTokens
-    this.inventory = deps.inventory
-    this.deviceRevocations = deps.deviceRevocations
-    this.registrar = deps.registrar
-    this.events = deps.events
-    this.budgets = deps.budgets
+    Object.assign(this, deps)
     this.devices = new DeviceRegistry()
     this.devices.register(new WebLoginDevices(() => db(), this.inventory))
   }

@@ -29,7 +29,8 @@ const JOINED_COLUMNS = ['user_id', 'created_at', 'last_used_at'] as const
 /** `last_used_at` is written at most this often per login (or a quarter of the idle timeout), not on every request. */
 const TOUCH_EVERY_MS = 60_000
 
-function epochMs(value: unknown): number | null {
+/** A stored date column (Date, text or epoch milliseconds, by driver) in epoch milliseconds; null when empty or not a date. */
+export function epochMs(value: unknown): number | null {
   if (value === null || value === undefined) return null
   const ms = new Date(value as string | number | Date).getTime()
   return Number.isFinite(ms) ? ms : null
