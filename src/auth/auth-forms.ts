@@ -22,7 +22,7 @@ import { SecondFactorRequiredError } from './login/errors.js'
 import { finishWebLogin, PASSWORD_AMR } from './login/flow.js'
 import { markPasswordConfirmed } from './middleware/password-confirm-middleware.js'
 import { isVerified } from './accounts/verification.js'
-import { twoFactorOn } from './accounts/two-factor-status.js'
+import { factorFlags } from './accounts/factor-flags.js'
 
 function auth(ctx: HttpContext) {
   return ctx.auth
@@ -157,7 +157,7 @@ export const AuthForms = {
       user,
       verification: features.has('email_verification'),
       verified: user ? isVerified(user) : false,
-      two_factor_on: user ? await twoFactorOn(ctx, user) : false,
+      ...(await factorFlags(ctx, user)),
     })
   },
 

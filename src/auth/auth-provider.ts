@@ -28,7 +28,6 @@ import { VerifiedMiddleware } from './middleware/verified-middleware.js'
 import { PasswordConfirmMiddleware } from './middleware/password-confirm-middleware.js'
 import { MfaRecentMiddleware } from './middleware/mfa-recent-middleware.js'
 import { MfaMiddleware } from './middleware/mfa-middleware.js'
-import { installTwoFactorChallenge } from './two-factor/install-challenge.js'
 import { installFeatures, registerFeatures } from './features/registry.js'
 import { AuditLog } from './audit/audit-log.js'
 import { AuthChallenges } from './challenges/auth-challenges.js'
@@ -75,7 +74,6 @@ export class AuthProvider extends ServiceProvider {
       stacks['mfa.recent'] ??= [MfaRecentMiddleware]
       stacks.can ??= [CanMiddleware]
     }
-    await installTwoFactorChallenge(app, config)
     await installFeatures(app, config)
     if (config.audit.enabled) {
       const audit = new AuditLog(() => db(), app.log)

@@ -13,6 +13,7 @@ import type { RouteDefinition } from '../../routing/route-definition.js'
 import type { BudgetLimit, ResolvedAuthConfig } from '../auth-config.js'
 import type { AuthInventory, InventoryKind } from '../inventory/index.js'
 import type { LoginChallenge } from '../guards/base-guard.js'
+import type { SecondFactor } from '../login/types.js'
 
 /** What `craft auth` writes for a feature (file names, relative to the folders named). */
 export interface FeatureScaffold {
@@ -69,8 +70,15 @@ export interface AuthFeatureModule {
   register?(app: Application): void
   /** A step every guard's `attempt()` runs after a correct password and before the login, when on (throw to hold it back). */
   loginChallenge?(app: Application): LoginChallenge
+  /** A second factor it offers, when on (`mfa` asks a user who has one for it, and sends one who has none to enrol). */
+  secondFactor?(app: Application): SecondFactor
   /** Boot when on: bind services, read its config slice (a mistake throws AuthConfigError naming the key). */
   install?(app: Application, auth: ResolvedAuthConfig): void | Promise<void>
+  /**
+   * Session keys it keeps for one login (an unfinished enrolment, codes waiting to be shown): the
+   * web guard forgets them with the login's own state when the session meets another login.
+   */
+  readonly loginSessionKeys?: readonly string[]
   /** Route middleware names it adds to the kernel's `routeMiddleware` when on and absent there. */
   readonly middleware?: Readonly<Record<string, MiddlewareClass[]>>
   /** Rows past their life in the tables it owns, deleted by `craft auth:prune` (whether or not it is on). */

@@ -88,7 +88,7 @@ export function registerFeatures(app: Application, list: List = authFeatures()):
   for (const feature of list) feature.register?.(app)
 }
 
-/** Boots the features that are on: their route middleware (an app's own entry wins), `install`, then their login challenge. */
+/** Boots the features that are on: their route middleware (an app's own entry wins), `install`, then their login challenge and second factor. */
 export async function installFeatures(app: Application, config: ResolvedAuthConfig, list: List = authFeatures()): Promise<void> {
   const stacks = app.kernel?.routeMiddleware
   for (const feature of list) {
@@ -96,5 +96,6 @@ export async function installFeatures(app: Application, config: ResolvedAuthConf
     if (stacks) for (const [name, classes] of Object.entries(feature.middleware ?? {})) stacks[name] ??= [...classes]
     await feature.install?.(app, config)
     if (feature.loginChallenge) app.make('auth.manager').challenges.push(feature.loginChallenge(app))
+    if (feature.secondFactor) app.make('auth.manager').secondFactors.push(feature.secondFactor(app))
   }
 }

@@ -36,6 +36,20 @@ export interface HeldLogin {
   details?: Record<string, unknown>
 }
 
+/**
+ * A second factor a feature lets users answer with (its module's `secondFactor`): the `mfa`
+ * middleware steps up a user who has one, and sends a user who has none to the page of the first
+ * feature on that offers one.
+ */
+export interface SecondFactor {
+  /** Whether the user has this factor (TOTP turned on, a passkey). */
+  enrolled(userId: unknown): Promise<boolean>
+  /** The page where a user sets it up. */
+  readonly enrolPage: string
+  /** The flag the account and home pages get, true when the user has it (`two_factor_on`). */
+  readonly pageFlag?: string
+}
+
 /** What a web login came to: logged in (go to `redirect`), or waiting for its second factor. */
 export type WebLoginOutcome = { status: 'logged_in'; redirect: string } | { status: 'challenge'; redirect: '/two-factor-challenge' }
 

@@ -14,11 +14,10 @@
 import { Middleware } from '../../http/middleware.js'
 import type { HttpContext } from '../../http/context.js'
 import { refererPath, sameSitePath } from '../../http/response.js'
-import { db } from '../../database/database-manager.js'
 import { UnauthorizedError } from '../errors.js'
 import type { AuthUser } from '../types.js'
 import { hasSecondFactor, MFA_INTENDED, sessionAmr } from '../login/amr.js'
-import { MfaRequiredError } from '../two-factor/errors.js'
+import { MfaRequiredError } from '../login/errors.js'
 import { assertGuard } from './assert-guard.js'
 
 export { MFA_INTENDED }
@@ -32,14 +31,10 @@ export function loginAmr(ctx: HttpContext, driver: string): readonly string[] {
   return Array.isArray(amr) ? amr.filter((m): m is string => typeof m === 'string') : []
 }
 
-/** Whether `user` has a second factor to answer with: TOTP turned on, or a passkey. */
+/** Whether `user` has a second factor to answer with: one of the features' that are on (TOTP turned on, a passkey). */
 export async function hasFactor(ctx: HttpContext, user: AuthUser): Promise<boolean> {
-  const manager = ctx.auth.manager
-  const { features } = manager.resolved
-  if (features.has('two_factor') && ctx.app.has('auth.two_factor') && (await ctx.app.make('auth.two_factor').isEnabled(user.getKey()))) return true
-  // On, the feature's migration has run (craft auth writes it with the feature's pages).
-  if (!features.has('passkeys')) return false
-  return (await db()('passkeys').where('user_id', user.getKey() as string | number).first('id')) !== undefined
+  for (const factor of ctx.auth.manager.secondFactors) if (await factor.enrolled(user.getKey())) return true
+  return false
 }
 
 /** Whether the account is still inside its grace period (`created_at` + `grace_days` ahead). */
@@ -90,8 +85,9 @@ export class MfaMiddleware extends Middleware {
     const user = auth.user() as AuthUser
     if (await hasFactor(ctx, user)) return stepUp(ctx, json)
     if (inGrace(user, ctx.auth.manager.resolved.mfa.graceDays)) return undefined
-    if (json || !ctx.hasSession) throw new MfaRequiredError()
-    const enrol = ctx.auth.manager.resolved.features.has('two_factor') ? '/account/two-factor' : '/account/passkeys'
+    // Sent to enrol with the first feature on that offers a factor; with none on there is nothing to enrol.
+    const enrol = ctx.auth.manager.secondFactors[0]?.enrolPage
+    if (json || !ctx.hasSession || enrol === undefined) throw new MfaRequiredError()
     return ctx.response.redirect(enrol)
   }
 

@@ -28,6 +28,7 @@ export const passkeysFeature = defineFeature({
   events: { 'auth:passkey_added': 'info', 'auth:passkey_removed': 'info' },
   notifications: ['passkeys'],
   register: registerPasskeys,
+  secondFactor: (app) => ({ enrolled: (userId) => app.make('auth.passkeys').has(userId), enrolPage: '/account/passkeys' }),
   inventory: (inventory) => [passkeysKind(inventory)],
   routes: (on) => {
     const confirmed = ['auth', 'password.confirm']
