@@ -73,6 +73,8 @@ export class AuthManager {
   readonly challenges: LoginChallenge[] = []
   /** The second factors of the features that are on, in list order (the `mfa` middleware asks them). */
   readonly secondFactors: SecondFactor[] = []
+  /** The page of the login's second step, where `mfa` steps a login up; null with no second factor on. */
+  secondStepPage: string | null = null
 
   /** Runs `challenges` for a user whose password was right: returns, or throws to hold the login back. */
   readonly challenge: LoginChallenge = async (ctx, guard, user) => {

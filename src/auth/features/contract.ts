@@ -72,6 +72,12 @@ export interface AuthFeatureModule {
   loginChallenge?(app: Application): LoginChallenge
   /** A second factor it offers, when on (`mfa` asks a user who has one for it, and sends one who has none to enrol). */
   secondFactor?(app: Application): SecondFactor
+  /**
+   * The page of the login's second step, which `mfa` also steps a login up on: its path and its
+   * routes. Served whenever a feature offering a `secondFactor` is on, whether or not this one is
+   * (by the first feature of the list that has it), listed after that feature's routes.
+   */
+  readonly secondStep?: { readonly page: string; routes(): RouteDefinition[] }
   /** Boot when on: bind services, read its config slice (a mistake throws AuthConfigError naming the key). */
   install?(app: Application, auth: ResolvedAuthConfig): void | Promise<void>
   /**

@@ -68,9 +68,16 @@ export function featureNotifications(list: List = authFeatures()): string[] {
   return list.flatMap((f) => f.notifications ?? [])
 }
 
-/** The web routes of the features that are on, in list order. */
+/** The feature serving the second step's page, when a feature offering a second factor is on (see `secondStep`). */
+export function secondStepOf(on: ReadonlySet<string>, list: List = authFeatures()): AuthFeatureModule['secondStep'] {
+  return list.some((f) => on.has(f.name) && f.secondFactor) ? list.find((f) => f.secondStep)?.secondStep : undefined
+}
+
+/** The web routes of the features that are on, in list order; the second step's after the first feature offering a factor. */
 export function featureRoutes(on: ReadonlySet<string>, list: List = authFeatures()): RouteDefinition[] {
-  return list.filter((f) => on.has(f.name)).flatMap((f) => f.routes?.(on) ?? [])
+  const step = secondStepOf(on, list)
+  const first = list.find((f) => on.has(f.name) && f.secondFactor)
+  return list.filter((f) => on.has(f.name)).flatMap((f) => [...(f.routes?.(on) ?? []), ...(f === first && step ? step.routes() : [])])
 }
 
 /** The API routes of the features that are on, under `authRoute`. */
@@ -91,6 +98,7 @@ export function registerFeatures(app: Application, list: List = authFeatures()):
 /** Boots the features that are on: their route middleware (an app's own entry wins), `install`, then their login challenge and second factor. */
 export async function installFeatures(app: Application, config: ResolvedAuthConfig, list: List = authFeatures()): Promise<void> {
   const stacks = app.kernel?.routeMiddleware
+  app.make('auth.manager').secondStepPage = secondStepOf(config.features, list)?.page ?? null
   for (const feature of list) {
     if (!config.features.has(feature.name)) continue
     if (stacks) for (const [name, classes] of Object.entries(feature.middleware ?? {})) stacks[name] ??= [...classes]

@@ -15,10 +15,13 @@ import { HttpError } from '../../http/http-error.js'
 export class SecondFactorRequiredError extends UnauthorizedError {
   /** The single-use token of the API's second step; undefined for a web login (the session holds it). */
   readonly mfaToken: string | undefined
+  /** The page a browser answers the second step on (a web login's challenge names it; the login flow redirects there). */
+  readonly page: string | undefined
 
-  constructor(mfaToken?: string, message = 'A second factor is required to finish this login.') {
+  constructor(mfaToken?: string, message = 'A second factor is required to finish this login.', options: { page?: string } = {}) {
     super(message, { code: 'E_MFA_REQUIRED', details: mfaToken === undefined ? undefined : { mfa_token: mfaToken } })
     this.mfaToken = mfaToken
+    this.page = options.page
   }
 }
 

@@ -51,7 +51,7 @@ export interface SecondFactor {
 }
 
 /** What a web login came to: logged in (go to `redirect`), or waiting for its second factor. */
-export type WebLoginOutcome = { status: 'logged_in'; redirect: string } | { status: 'challenge'; redirect: '/two-factor-challenge' }
+export type WebLoginOutcome = { status: 'logged_in'; redirect: string } | { status: 'challenge'; redirect: string }
 
 /** The API's token response. */
 export interface TokenResponseBody {

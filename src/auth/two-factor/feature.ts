@@ -7,7 +7,7 @@
  * secret; turning it off also wants a second factor given recently.
  */
 import { Route } from '../../routing/route.js'
-import { secondStepRoutes } from '../features/shared-routes.js'
+import { CHALLENGE_PAGE, secondStepRoutes } from './second-step-routes.js'
 import { defineFeature } from '../features/contract.js'
 import { usersTableOf } from '../inventory/index.js'
 import { registerTwoFactor } from './install.js'
@@ -51,6 +51,8 @@ export const twoFactorFeature = defineFeature({
     return twoFactorLoginChallenge(app, pending, trusted)
   },
   secondFactor: (app) => ({ enrolled: (userId) => app.make('auth.two_factor').isEnabled(userId), enrolPage: '/account/two-factor', pageFlag: 'two_factor_on' }),
+  // The challenge page: served whenever a feature offering a second factor is on (passkeys alone too).
+  secondStep: { page: CHALLENGE_PAGE, routes: secondStepRoutes },
   inventory: (inventory, auth) => [trustedDevicesKind(inventory), totpKind(inventory, () => usersTableOf(auth.model))],
   routes: (on) => {
     const confirmed = ['auth', 'password.confirm']
@@ -62,7 +64,6 @@ export const twoFactorFeature = defineFeature({
       Route.post('/account/two-factor/recovery-codes', 'auth/TwoFactorController@regenerate').name('two_factor.recovery_codes').middleware(confirmed),
       Route.post('/account/two-factor/disable', 'auth/TwoFactorController@disable').name('two_factor.disable').middleware([...confirmed, 'mfa.recent']),
       Route.post('/account/two-factor/forget-devices', 'auth/TwoFactorChallengeController@forgetDevices').name('two_factor.forget_devices').middleware(['auth']),
-      ...secondStepRoutes(),
     ]
   },
   scaffold: {
