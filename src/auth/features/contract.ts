@@ -30,7 +30,7 @@ export interface FeatureScaffold {
 }
 
 export interface AuthFeatureModule {
-  /** Its name in `GUARDS.features` ('two_factor', 'social', 'organizations', ...). */
+  /** Its name in `GUARDS.features` ('passkeys', 'social', 'organizations', ...). */
   readonly name: string
   /** Written into `GUARDS.features` of new apps (the generated config/auth.ts). */
   readonly generated?: boolean

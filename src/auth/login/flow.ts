@@ -8,7 +8,7 @@
  * 1. the second-factor challenge, for `password`, `social`, `email_link` and `email_code` only: a
  *    user with a second factor is held back in the session (the pending login keeps the method,
  *    its amr, "remember me" and `next`) and sent to the page the challenge names (a JSON request:
- *    401 `E_MFA_REQUIRED`); a browser the user trusted goes on with `otp` added to the amr. `passkey` (two factors already), `remember` (restores a
+ *    401 `E_MFA_REQUIRED`); a browser the user trusted goes on with `otp` added to the amr. `passkey` (a second factor already), `remember` (restores a
  *    login that had passed its challenge) and `id` (the app vouches) are never challenged;
  * 2. whether this browser had logged into the account before (read before the login, for the
  *    new-device notice: sent for `password`, `passkey`, `social` and `email_*`, never for `id`);

@@ -23,7 +23,7 @@ export interface LoginAttempt {
   details?: Record<string, unknown>
 }
 
-/** A login held back for its second step, as the session keeps it (two-factor's `PendingLogin`). */
+/** A login held back for its second step, as the session keeps it (the second step's feature adds its own fields). */
 export interface HeldLogin {
   userId: string | number
   guard: string
@@ -46,7 +46,7 @@ export interface SecondFactor {
   enrolled(userId: unknown): Promise<boolean>
   /** The page where a user sets it up. */
   readonly enrolPage: string
-  /** The flag the account and home pages get, true when the user has it (`two_factor_on`). */
+  /** The flag the account and home pages get, true when the user has it. */
   readonly pageFlag?: string
 }
 

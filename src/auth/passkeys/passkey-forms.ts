@@ -15,13 +15,13 @@
  * - Adding a passkey for a user who already has a factor needs one given in the last
  *   `password_timeout` minutes (`mfa.recent`: a trusted-device mark never counts); removing one
  *   needs a login that used one: a password-only session is sent to step up as `mfa` would (a page: 302
- *   to `/two-factor-challenge`; JSON: 403 `E_MFA_REQUIRED`), so a password alone never adds,
+ *   to the second step's page; JSON: 403 `E_MFA_REQUIRED`), so a password alone never adds,
  *   nor removes, a second factor.
  * - `POST /passkeys/login/options`: the request options of a sign-in with a discoverable passkey;
  *   one slot of the `ip` budget each (it stores a challenge for anyone who asks).
  * - `POST /passkeys/login`: the browser's answer verified; the owner is logged in on the web
  *   guard as a password login would be (new login, new session), with amr `['webauthn']`, which
- *   satisfies two-factor; answers `{ redirect }`: `next` when it is a same-site path, else the
+ *   satisfies `mfa`; answers `{ redirect }`: `next` when it is a same-site path, else the
  *   `next` of a password login waiting in this session for its second step (which this login
  *   replaces, keeping its "remember me" when it was for the same account), else /home. A
  *   logged-in user answering with their own passkey steps up instead (same login, `webauthn`
@@ -272,7 +272,7 @@ export const PasskeyForms = {
       // its `next`, and its "remember me" when it was for the same account, carry over.
       const pending = takePendingLogin(ctx)
       target ??= sameSitePath(pending?.next)
-      // The login flow: amr ['webauthn'] (two factors already, never challenged), not a typed
+      // The login flow: amr ['webauthn'] (a second factor already, never challenged), not a typed
       // password (`password.confirm` still asks for one).
       const remember = pending?.remember === true && String(pending.userId) === String(owner.getKey())
       const outcome = await finishWebLogin(ctx, { user: owner, method: 'passkey', amr: ['webauthn'], remember, next: target ?? null })
