@@ -24,6 +24,7 @@ import type { Budget } from './throttle/budget.js'
 import { DeviceRegistry, WebLoginDevices } from './accounts/devices.js'
 import { db } from '../database/database-manager.js'
 import type { BudgetName } from './auth-config.js'
+import type { SecondFactor } from './login/types.js'
 
 export type GuardFactory = (ctx: HttpContext, name: string) => Guard<any>
 
@@ -61,6 +62,10 @@ export class AuthManager {
    * (e.g. a second factor answering 401 `E_MFA_REQUIRED`). Empty by default.
    */
   readonly challenges: LoginChallenge[] = []
+  /** The second factors of the features that are on, in list order (the `mfa` middleware asks them). */
+  readonly secondFactors: SecondFactor[] = []
+  /** The page of the login's second step, where `mfa` steps a login up; null with no second factor on. */
+  secondStepPage: string | null = null
 
   /** Runs `challenges` for a user whose password was right: returns, or throws to hold the login back. */
   readonly challenge: LoginChallenge = async (ctx, guard, user) => {

@@ -29,7 +29,6 @@ import { VerifiedMiddleware } from './middleware/verified-middleware.js'
 import { PasswordConfirmMiddleware } from './middleware/password-confirm-middleware.js'
 import { MfaRecentMiddleware } from './middleware/mfa-recent-middleware.js'
 import { MfaMiddleware } from './middleware/mfa-middleware.js'
-import { installTwoFactorChallenge } from './two-factor/install-challenge.js'
 import { featuresOf, installFeatures, registerFeatures } from './features/registry.js'
 import { AuditLog } from './audit/audit-log.js'
 import { AuthChallenges } from './challenges/auth-challenges.js'
@@ -78,7 +77,6 @@ export class AuthProvider extends ServiceProvider {
       stacks['mfa.recent'] ??= [MfaRecentMiddleware]
       stacks.can ??= [CanMiddleware]
     }
-    await installTwoFactorChallenge(app, config)
     await installFeatures(app, config, features)
     if (app.get('app.mode') === 'http') {
       // Which tables the app has, read once the app is complete (the API adds its kinds in its

@@ -74,13 +74,14 @@ export function createAuthManager(app: Application): AuthManager {
     budgets: app.make('auth.budgets'),
   })
   const providers = new Map<string, ModelUserProvider>()
+  const loginSessionKeys = features.flatMap((feature) => feature.loginSessionKeys ?? [])
   manager.extend('web', (ctx, name) => {
     let provider = providers.get(name)
     if (!provider) {
       provider = new ModelUserProvider(resolved.modelFor(name)!)
       providers.set(name, provider)
     }
-    return new WebGuard(name, ctx, { provider, verifier: manager.verifier, tokens, remember, devices: deviceRevocations, events: app.events, challenge: manager.challenge })
+    return new WebGuard(name, ctx, { provider, verifier: manager.verifier, tokens, remember, devices: deviceRevocations, events: app.events, challenge: manager.challenge, loginSessionKeys })
   })
   return manager
 }

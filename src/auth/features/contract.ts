@@ -15,7 +15,7 @@ import type { MiddlewareClass } from '../../http/middleware.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
 import type { BudgetLimit, ResolvedAuthConfig } from '../auth-config.js'
 import type { AuthInventory, InventoryKind } from '../inventory/index.js'
-import type { LoginChallenge } from '../login/types.js'
+import type { LoginChallenge, SecondFactor } from '../login/types.js'
 
 /** What `craft auth` writes for a feature (file names, relative to the folders named). */
 export interface FeatureScaffold {
@@ -32,7 +32,7 @@ export interface FeatureScaffold {
 }
 
 export interface AuthFeatureModule {
-  /** Its name in `GUARDS.features` ('two_factor', 'social', 'organizations', ...). */
+  /** Its name in `GUARDS.features` ('passkeys', 'social', 'organizations', ...). */
   readonly name: string
   /** Written into `GUARDS.features` of new apps (the generated config/auth.ts). */
   readonly generated?: boolean
@@ -75,8 +75,21 @@ export interface AuthFeatureModule {
   register?(app: Application): void
   /** A step every guard's `attempt()` runs after a correct password and before the login, when on (throw to hold it back). */
   loginChallenge?(app: Application): LoginChallenge
+  /** A second factor it offers, when on (`mfa` asks a user who has one for it, and sends one who has none to enrol). */
+  secondFactor?(app: Application): SecondFactor
+  /**
+   * The page of the login's second step, which `mfa` also steps a login up on: its path and its
+   * routes. Served whenever a feature offering a `secondFactor` is on, whether or not this one is
+   * (by the first feature of the list that has it), listed after that feature's routes.
+   */
+  readonly secondStep?: { readonly page: string; routes(): RouteDefinition[] }
   /** Boot when on: bind services, read its config slice (a mistake throws AuthConfigError naming the key). */
   install?(app: Application, auth: ResolvedAuthConfig): void | Promise<void>
+  /**
+   * Session keys it keeps for one login (an unfinished enrolment, codes waiting to be shown): the
+   * web guard forgets them with the login's own state when the session meets another login.
+   */
+  readonly loginSessionKeys?: readonly string[]
   /** Route middleware names it adds to the kernel's `routeMiddleware` when on and absent there. */
   readonly middleware?: Readonly<Record<string, MiddlewareClass[]>>
   /** Rows past their life in the tables it owns, deleted by `craft auth:prune` (whether or not it is on). */

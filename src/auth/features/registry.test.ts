@@ -15,7 +15,7 @@ import { authRoutes, authRoutesFor } from '../auth-routes.js'
 import { Router } from '../../routing/router.js'
 import { defineFeature } from './contract.js'
 import { authFeatures } from './index.js'
-import { featureApiRoutes, featureBudgets, featureRoutes, generatedFeatures, installFeatures, registerFeatures, resolveFeatureNames } from './registry.js'
+import { featureApiRoutes, featureBudgets, featureRoutes, generatedFeatures, installFeatures, registerFeatures, resolveFeatureNames, secondStepOf } from './registry.js'
 import type { Application } from '../../foundation/application.js'
 import type { ResolvedAuthConfig } from '../auth-config.js'
 import type { MiddlewareClass } from '../../http/middleware.js'
@@ -73,7 +73,6 @@ describe('the feature registry', () => {
     assert.ok(paths(['email_login']).includes('POST /login/email/@token'))
     assert.ok(!paths(['registration']).includes('GET /login/email'))
     // A page two features share is listed once, whichever of them is on.
-    for (const on of [['two_factor'], ['passkeys'], ['two_factor', 'passkeys']]) assert.equal(paths(on).filter((p) => p === 'GET /two-factor-challenge').length, 1)
     for (const on of [['account'], ['email_verification'], ['account', 'email_verification']]) assert.equal(paths(on).filter((p) => p === 'GET /email/verify/@token').length, 1)
   })
 
@@ -102,20 +101,39 @@ describe('the feature registry', () => {
     assert.throws(() => new Router().mount(authRoutes()), /mount them on app\.router/)
   })
 
-  it('boots only the features that are on: middleware when absent, install, login challenge; register always', async () => {
+  it('serves the second step once, after the first feature on that offers a second factor, whoever owns it', () => {
+    const factor = () => ({ enrolled: async () => false, enrolPage: '/enrol' })
+    const owner = defineFeature({ name: 'owner', secondFactor: factor, secondStep: { page: '/step', routes: () => [Route.get('/step', () => 's').name('step')] }, routes: () => [Route.get('/owner', () => 'o').name('owner')] })
+    const other = defineFeature({ name: 'other', secondFactor: factor, routes: () => [Route.get('/other', () => 'x').name('other')] })
+    const plain = defineFeature({ name: 'plain', routes: () => [Route.get('/plain', () => 'p').name('plain')] })
+    const list = [owner, other, plain]
+    const paths = (on: string[]) => featureRoutes(new Set(on), list, APP).map((r) => r.path)
+    assert.deepEqual(paths(['owner']), ['/owner', '/step'])
+    assert.deepEqual(paths(['other']), ['/other', '/step'], 'served by its owner while the owner is off')
+    assert.deepEqual(paths(['owner', 'other', 'plain']), ['/owner', '/step', '/other', '/plain'])
+    assert.deepEqual(paths(['plain']), ['/plain'], 'no second factor on: no second step')
+    assert.equal(secondStepOf(new Set(['other']), list)?.page, '/step')
+    assert.equal(secondStepOf(new Set(['plain']), list), undefined)
+  })
+
+  it('boots only the features that are on: middleware when absent, install, login challenge, second factor; register always', async () => {
     const calls: string[] = []
     const Own = class {} as unknown as MiddlewareClass
     const Theirs = class {} as unknown as MiddlewareClass
     const step = async () => {}
-    const on = defineFeature({ name: 'on', middleware: { mine: [Theirs], taken: [Theirs] }, install: () => void calls.push('install on'), loginChallenge: () => step, register: () => void calls.push('register on') })
-    const off = defineFeature({ name: 'off', middleware: { other: [Theirs] }, install: () => void calls.push('install off'), loginChallenge: () => step, register: () => void calls.push('register off') })
-    const manager = { challenges: [] as unknown[] }
+    const factor = { enrolled: async () => true, enrolPage: '/enrol' }
+    const secondStep = { page: '/step', routes: () => [] }
+    const on = defineFeature({ name: 'on', middleware: { mine: [Theirs], taken: [Theirs] }, install: () => void calls.push('install on'), loginChallenge: () => step, secondFactor: () => factor, register: () => void calls.push('register on') })
+    const off = defineFeature({ name: 'off', middleware: { other: [Theirs] }, install: () => void calls.push('install off'), loginChallenge: () => step, secondFactor: () => factor, secondStep, register: () => void calls.push('register off') })
+    const manager = { challenges: [] as unknown[], secondFactors: [] as unknown[], secondStepPage: null as string | null }
     const app = { kernel: { routeMiddleware: { taken: [Own] } as Record<string, MiddlewareClass[]> }, make: () => manager } as unknown as Application
     registerFeatures(app, [on, off])
     await installFeatures(app, { features: new Set(['on']) } as unknown as ResolvedAuthConfig, [on, off])
     assert.deepEqual(calls, ['register on', 'register off', 'install on'])
     assert.deepEqual(app.kernel.routeMiddleware, { taken: [Own], mine: [Theirs] })
     assert.deepEqual(manager.challenges, [step])
+    assert.deepEqual(manager.secondFactors, [factor])
+    assert.equal(manager.secondStepPage, '/step', 'the second step of a feature that is off serves one that is on')
   })
 
   it('names each feature once, and every file its scaffold names exists', () => {

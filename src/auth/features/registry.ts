@@ -62,9 +62,16 @@ function unionOfRoutes(on: ReadonlySet<string>, list: List, routesOf: (f: AuthFe
   return out
 }
 
-/** The web routes of the features that are on, in list order, for `app`. */
+/** The feature serving the second step's page, when a feature offering a second factor is on (see `secondStep`). */
+export function secondStepOf(on: ReadonlySet<string>, list: List): AuthFeatureModule['secondStep'] {
+  return list.some((f) => on.has(f.name) && f.secondFactor) ? list.find((f) => f.secondStep)?.secondStep : undefined
+}
+
+/** The web routes of the features that are on, in list order, for `app`; the second step's after the first feature offering a factor. */
 export function featureRoutes(on: ReadonlySet<string>, list: List, app: Application): RouteDefinition[] {
-  return unionOfRoutes(on, list, (f) => f.routes?.(on, app))
+  const step = secondStepOf(on, list)
+  const first = list.find((f) => on.has(f.name) && f.secondFactor)
+  return unionOfRoutes(on, list, (f) => [...(f.routes?.(on, app) ?? []), ...(f === first && step ? step.routes() : [])])
 }
 
 /** The API routes of the features that are on, under `authRoute`, for `app`. */
@@ -82,13 +89,15 @@ export function registerFeatures(app: Application, list: List): void {
   for (const feature of list) feature.register?.(app)
 }
 
-/** Boots the features that are on: their route middleware (an app's own entry wins), `install`, then their login challenge. */
+/** Boots the features that are on: their route middleware (an app's own entry wins), `install`, then their login challenge and second factor. */
 export async function installFeatures(app: Application, config: ResolvedAuthConfig, list: List): Promise<void> {
   const stacks = app.kernel?.routeMiddleware
+  app.make('auth.manager').secondStepPage = secondStepOf(config.features, list)?.page ?? null
   for (const feature of list) {
     if (!config.features.has(feature.name)) continue
     if (stacks) for (const [name, classes] of Object.entries(feature.middleware ?? {})) stacks[name] ??= [...classes]
     await feature.install?.(app, config)
     if (feature.loginChallenge) app.make('auth.manager').challenges.push(feature.loginChallenge(app))
+    if (feature.secondFactor) app.make('auth.manager').secondFactors.push(feature.secondFactor(app))
   }
 }

@@ -46,7 +46,6 @@ import { CONFIRM_INTENDED, PASSWORD_CONFIRMED_AT } from '../../middleware/passwo
 import { AUTH_COOKIE, REMEMBER_COOKIE, type WebGuardDependencies } from './types.js'
 import type { DeviceRevocations } from '../../inventory/device-cookies.js'
 import { AMR_SESSION_KEY, MFA_INTENDED, SECOND_FACTOR_AT, sessionAmr } from '../../login/amr.js'
-import { NEW_CODES_KEY, TOTP_PENDING_KEY } from '../../two-factor/pending-secret.js'
 import { finishRestoredLogin } from '../../login/flow.js'
 import { UNAVAILABLE } from '../../../database/prepared-lookup.js'
 import { joinSource } from './join-source.js'
@@ -55,8 +54,8 @@ import { joinSource } from './join-source.js'
 export const DEVICE_COOKIE = 'trowel_device'
 /** Session key: SHA-256 of the token of the login whose state the session holds. */
 export const LOGIN_BINDING_KEY = 'auth.login'
-/** Session keys earned by one login, forgotten when the session meets another login. */
-const LOGIN_BOUND_KEYS = [AMR_SESSION_KEY, PASSWORD_CONFIRMED_AT, CONFIRM_INTENDED, MFA_INTENDED, SECOND_FACTOR_AT, TOTP_PENDING_KEY, NEW_CODES_KEY]
+/** Session keys earned by one login, forgotten when the session meets another login (with the features' `loginSessionKeys`). */
+const LOGIN_BOUND_KEYS = [AMR_SESSION_KEY, PASSWORD_CONFIRMED_AT, CONFIRM_INTENDED, MFA_INTENDED, SECOND_FACTOR_AT]
 /** One year, in seconds. */
 const DEVICE_COOKIE_MAX_AGE = 365 * 24 * 60 * 60
 
@@ -295,7 +294,7 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
   #forgetLoginState(): void {
     if (!this.ctx.hasSession) return
     const session = this.ctx.session
-    for (const key of LOGIN_BOUND_KEYS) if (session.has(key)) session.forget(key)
+    for (const key of [...LOGIN_BOUND_KEYS, ...(this.#deps.loginSessionKeys ?? [])]) if (session.has(key)) session.forget(key)
   }
 
   override async knownDevice(accountId: unknown): Promise<boolean> {
