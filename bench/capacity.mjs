@@ -4,10 +4,13 @@
 //
 // One generated app on PostgreSQL (a fresh database, dropped at the end; only DATABASE_URL is
 // given, as in a deployment), served by `node craft serve` pinned to core 0, autocannon on core 1.
-// Three cases:
+// Four cases:
 //   - "JWT only": the token verified, no database (a route with JWTAuthenticationMiddleware only);
 //   - "JWT + user, authenticates: false": the seed's `api` stack (verify, then the user by id);
-//   - "JWT + user, authenticates: true": the same plus the stored-digest check (one query for both).
+//   - "JWT + user, authenticates: true": the same plus the stored-digest check (one query for both);
+//   - "web login + user": the session row of bench:session (logged in through POST /login, the
+//     app's defaults, `GET /bench/home` in the `web` stack behind `auth`), logged in afresh
+//     before each run (outside the measured time) so no run rewrites its session.
 // For each: req/s, the app's requests per CPU-second (= per core), and PostgreSQL's CPU per
 // request (every `postgres` process's CPU time from /proc, before and after each run).
 //
@@ -17,14 +20,14 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
 import { machine, requireBuild, settings, load, table, fmtInt, fmtMs, median, writeResultsSection, commandLine, loadAverage } from './lib/common.mjs'
-import { createTrowelApp, registerUser, apiToken } from './lib/trowel-app.mjs'
+import { createTrowelApp, registerUser, apiToken, webLogin } from './lib/trowel-app.mjs'
 
 requireBuild()
 const opts = settings({ rounds: 2, duration: 10, warmup: 3 })
 const startedAt = new Date()
 const machineLine = machine()
 const baseUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-console.log(`Trowel capacity per core (JWT paths on PostgreSQL) — ${startedAt.toISOString()}`)
+console.log(`Trowel capacity per core (JWT paths and the logged-in web request on PostgreSQL) — ${startedAt.toISOString()}`)
 console.log(machineLine)
 console.log(`${opts.rounds} rounds × ${opts.duration} s after a ${opts.warmup} s warm-up, ${opts.connections} connections\n`)
 
@@ -91,14 +94,17 @@ try {
     { name: 'JWT only (no database)', key: 'verify', url: `${off.url}/bench/claims`, pid: off.pid },
     { name: 'JWT + user, `authenticates: false`', key: 'false', url: `${off.url}/api/me`, pid: off.pid },
     { name: 'JWT + user, `authenticates: true`', key: 'true', url: `${on.url}/api/me`, pid: on.pid },
+    { name: 'Web login + user (session cookie, `GET /bench/home`)', key: 'session', url: `${off.url}/bench/home`, pid: off.pid, web: true },
   ]
+  const headersFor = async (c) => (c.web ? { cookie: await webLogin(off.url) } : headers)
   for (const c of cases) {
-    const r = await fetch(c.url, { headers })
+    const r = await fetch(c.url, { headers: await headersFor(c) })
     if (r.status !== 200) throw new Error(`${c.url} answered ${r.status}: ${await r.text()}`)
   }
   const run = async (c, duration) => {
+    const runHeaders = await headersFor(c)
     const pgBefore = postgresCpuSeconds()
-    const result = await load({ url: c.url, headers, duration, connections: opts.connections, pid: c.pid })
+    const result = await load({ url: c.url, headers: runHeaders, duration, connections: opts.connections, pid: c.pid })
     result.pgCpu = postgresCpuSeconds() - pgBefore
     return result
   }
@@ -142,13 +148,13 @@ try {
 }
 
 const tableText = table(
-  ['GET (HS512 Bearer token)', 'req/s on 1 core', 'p99 ms', 'req per app CPU-s (per core)', 'PostgreSQL µs CPU per request', 'cores for 10k req/s: app / PostgreSQL', '100k req/s', '1M req/s', 'failed'],
+  ['GET (HS512 Bearer token; the last row a session cookie)', 'req/s on 1 core', 'p99 ms', 'req per app CPU-s (per core)', 'PostgreSQL µs CPU per request', 'cores for 10k req/s: app / PostgreSQL', '100k req/s', '1M req/s', 'failed'],
   rows,
 )
 console.log('\n' + tableText)
 const note =
   'Cores at 70 % utilisation (per-core figure × 0.7), rounded up; app cores are Node processes (`craft serve --workers` = cores per machine). ' +
-  'PostgreSQL cores are for the user/digest reads (primary key lookups), spread over replicas; "—": the case reads nothing.'
+  'PostgreSQL cores are for the user/digest reads (primary key lookups; the web row: the login by its token digest and the user), spread over replicas; "—": the case reads nothing.'
 writeResultsSection(
   'capacity',
   [

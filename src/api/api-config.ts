@@ -67,13 +67,18 @@ function authModel(app: Application): unknown {
   return guards && isRecord(guards.web) ? guards.web.model : undefined
 }
 
+/** The users' model: `DRIVERS.<default>.model`, else `GUARDS.web.model` (undefined when neither is set). */
+export function jwtModel(app: Application): unknown {
+  return driverSettings(app).model ?? authModel(app)
+}
+
 /**
  * The JwtService's settings from `DRIVERS.jwt`, with the model and defaults filled in; the codec
  * checks algorithm, secret, keys, `expires` and `version` once, when the service is made.
  */
 export function jwtDriverConfig(app: Application): JwtDriverConfig {
   const config = requiredDriver(app)
-  const model = config.model ?? authModel(app)
+  const model = jwtModel(app)
   if (!model) throw new ApiConfigError('config/api.ts: DRIVERS.jwt.model is not set (your User model).')
   return {
     algorithm: (config.algorithm as string | undefined) ?? 'HS512',

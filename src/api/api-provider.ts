@@ -18,9 +18,9 @@ import { RouteDefinitionError } from '../routing/errors.js'
 import { JwtService } from './jwt-service.js'
 import { JwtGuard } from './guards/jwt/guard.js'
 import { JWT_GUARD } from './guards/jwt/jwt-guard-of.js'
-import { setJwtServiceResolver } from './jwt-service-registry.js'
+import { bindJwtService } from './jwt-service-registry.js'
 import { apiTokensKind } from './api-inventory.js'
-import { driverSettings, jwtDriverConfig } from './api-config.js'
+import { driverSettings, jwtDriverConfig, jwtModel } from './api-config.js'
 import { registerApiFeatures, ResolvedApiFeatures } from './features/registry.js'
 
 export class ApiProvider extends ServiceProvider {
@@ -42,7 +42,9 @@ export class ApiProvider extends ServiceProvider {
       const config = jwtDriverConfig(app)
       return new JwtService({ ...config, ...this.features().jwtSettings() })
     })
-    setJwtServiceResolver(() => app.make('api.jwt'))
+    // `user.generateJwt()` on the app's model issues through this app's service.
+    const model = jwtModel(app)
+    if (typeof model === 'function' || (typeof model === 'object' && model !== null)) bindJwtService(model, () => app.make('api.jwt'))
     registerApiFeatures(app)
   }
 

@@ -5,12 +5,12 @@
  */
 import { apiFeatureRoutes } from './features/registry.js'
 import type { ApiRoutesOptions } from './features/contract.js'
-import type { RouteDefinition } from '../routing/route-definition.js'
+import type { RouteEntry } from '../routing/route-group.js'
 
 export type { ApiRoutesOptions }
 
 export const Api = {
-  routes(options: ApiRoutesOptions = {}): RouteDefinition[] {
+  routes(options: ApiRoutesOptions = {}): RouteEntry[] {
     return apiFeatureRoutes(options)
   },
 }

@@ -7,7 +7,7 @@
  * a personal access token (see api/personal-tokens).
  */
 import type { ModelClass } from '../database/model.js'
-import { getJwtService } from './jwt-service-registry.js'
+import { jwtServiceOf } from './jwt-service-registry.js'
 import { PersonalTokenRepository, type CreateTokenOptions } from './personal-tokens/repository.js'
 import { issuePersonalToken } from './personal-tokens/issue.js'
 
@@ -35,7 +35,7 @@ export function AuthenticatesTokens<T extends ModelClass>(Base: T) {
      * and nothing claims a password was typed.
      */
     async generateJwt(): Promise<string> {
-      return getJwtService().issue(this as unknown as { getKey(): unknown }, undefined, [])
+      return jwtServiceOf(this).issue(this as unknown as { getKey(): unknown }, undefined, [])
     }
 
     /**

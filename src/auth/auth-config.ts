@@ -5,7 +5,6 @@
  */
 import type { AuthModel } from './user-providers/model-user-provider.js'
 import { AuthConfigError } from './errors.js'
-import { featureBudgets, featureNotifications, resolveFeatureNames } from './features/registry.js'
 
 /** `GUARDS` as an app writes it (the generated keys, plus one entry per guard). */
 export interface AuthGuardsConfig {
@@ -61,8 +60,8 @@ export type NotificationName = keyof AuthNotifications
 const CORE_NOTIFICATIONS: readonly NotificationName[] = ['new_device', 'password_changed', 'email_changed', 'account_locked', 'token_reuse', 'token_created']
 
 /** Every name of `GUARDS.notifications`: the core's, then the features'. */
-export function notificationNames(): NotificationName[] {
-  return [...CORE_NOTIFICATIONS, ...(featureNotifications() as NotificationName[])]
+export function notificationNames(features: readonly FeatureDeclaration[]): NotificationName[] {
+  return [...CORE_NOTIFICATIONS, ...(featureNotifications(features) as NotificationName[])]
 }
 
 /** At most `attempts` in a window of `minutes`. */
@@ -82,6 +81,58 @@ export const DEFAULT_BUDGETS: Record<CoreBudgetName, BudgetLimit> = {
 
 /** A budget's limit: one, a list (each its own window), or null (off). */
 export type BudgetValue = BudgetLimit | readonly BudgetLimit[] | null
+
+/**
+ * What the config reads of each feature module (`AuthFeatureModule`, features/contract.ts): its
+ * name, what it requires, its budgets and notification names. Declared here, structurally, so
+ * the config's validation needs neither the contract nor the list.
+ */
+export interface FeatureDeclaration {
+  readonly name: string
+  readonly requires?: readonly string[]
+  readonly budgets?: Readonly<Record<string, BudgetLimit | readonly BudgetLimit[]>>
+  readonly notifications?: readonly string[]
+}
+
+/**
+ * Checks `GUARDS.features`: a list of known names whose requirements are on too. An unknown name
+ * names the known ones; a missing requirement names both features.
+ */
+export function resolveFeatureNames(value: unknown, fallback: readonly string[], list: readonly FeatureDeclaration[]): ReadonlySet<string> {
+  const known = list.map((f) => f.name)
+  if (value === undefined) return new Set(fallback)
+  if (!Array.isArray(value)) throw new AuthConfigError(`config/auth.ts: GUARDS.features must be a list of features (${known.join(', ')}).`)
+  for (const name of value) {
+    if (typeof name !== 'string' || !known.includes(name)) {
+      throw new AuthConfigError(`config/auth.ts: GUARDS.features: ${JSON.stringify(name)} is not a feature (${known.join(', ')}).`)
+    }
+  }
+  const on = new Set(value as string[])
+  for (const feature of list) {
+    if (!on.has(feature.name)) continue
+    for (const needed of feature.requires ?? []) {
+      if (!on.has(needed)) throw new AuthConfigError(`config/auth.ts: GUARDS.features: "${feature.name}" needs "${needed}"; add "${needed}" to the list or remove "${feature.name}".`)
+    }
+  }
+  return on
+}
+
+/** The default limits of the budgets the features own (a name owned twice is a bug in the list). */
+export function featureBudgets(list: readonly FeatureDeclaration[]): Record<string, BudgetLimit | readonly BudgetLimit[]> {
+  const out: Record<string, BudgetLimit | readonly BudgetLimit[]> = {}
+  for (const feature of list) {
+    for (const [name, limit] of Object.entries(feature.budgets ?? {})) {
+      if (name in out) throw new Error(`Two auth features own the budget "${name}".`)
+      out[name] = limit
+    }
+  }
+  return out
+}
+
+/** The notification names the features own. */
+export function featureNotifications(list: readonly FeatureDeclaration[]): string[] {
+  return list.flatMap((f) => f.notifications ?? [])
+}
 
 export interface ResolvedAuthConfig {
   /** The default guard's name (`web`). */
@@ -128,10 +179,10 @@ function budgetLimit(value: unknown, name: string): BudgetLimit {
   return { attempts: attempts as number, minutes }
 }
 
-function resolveBudgets(value: unknown): Record<string, BudgetValue> {
+function resolveBudgets(value: unknown, features: readonly FeatureDeclaration[]): Record<string, BudgetValue> {
   if (value !== undefined && (!value || typeof value !== 'object')) throw new AuthConfigError('config/auth.ts: GUARDS.throttle must be an object of budgets.')
   const given = (value ?? {}) as Record<string, unknown>
-  const defaults: Record<string, BudgetValue> = { ...DEFAULT_BUDGETS, ...featureBudgets() }
+  const defaults: Record<string, BudgetValue> = { ...DEFAULT_BUDGETS, ...featureBudgets(features) }
   const out = { ...defaults }
   for (const [name, limit] of Object.entries(given)) {
     if (!(name in defaults)) throw new AuthConfigError(`config/auth.ts: GUARDS.throttle.${name} is not a budget (${Object.keys(defaults).join(', ')}).`)
@@ -179,9 +230,9 @@ function minutes(value: unknown, key: string, fallback: number): number | null {
   return value
 }
 
-function resolveNotifications(value: unknown): Record<NotificationName, boolean> {
+function resolveNotifications(value: unknown, features: readonly FeatureDeclaration[]): Record<NotificationName, boolean> {
   // Absent (an app made before these e-mails) or not named: off. The generated file turns all on.
-  const names = notificationNames()
+  const names = notificationNames(features)
   const out = Object.fromEntries(names.map((n) => [n, false])) as Record<NotificationName, boolean>
   if (value === undefined) return out
   if (!value || typeof value !== 'object') throw new AuthConfigError('config/auth.ts: GUARDS.notifications must be an object of { name: true | false }.')
@@ -208,8 +259,12 @@ function requiredMinutes(value: unknown, key: string, fallback: number): number 
   return minutes(value, key, fallback) as number
 }
 
-/** Validates `GUARDS`; `requireModel` (when serving) insists on the default guard's model. */
-export function resolveAuthConfig(guards: unknown, options: { requireModel: boolean }): ResolvedAuthConfig {
+/**
+ * Validates `GUARDS` against the app's feature modules (`features`: the list the composition
+ * binds as `auth.features`); `requireModel` (when serving) insists on the default guard's model.
+ */
+export function resolveAuthConfig(guards: unknown, options: { requireModel: boolean; features: readonly FeatureDeclaration[] }): ResolvedAuthConfig {
+  const { features } = options
   if (!guards || typeof guards !== 'object') throw new AuthConfigError('config/auth.ts is missing or does not export GUARDS.')
   const config = guards as AuthGuardsConfig
   const defaultGuard = typeof config.default === 'string' && config.default !== '' ? config.default : 'web'
@@ -229,14 +284,14 @@ export function resolveAuthConfig(guards: unknown, options: { requireModel: bool
     loginLifetime: minutes(config.login_lifetime, 'login_lifetime', 20160),
     modelFor: (name) => modelOf(name) ?? model,
     audit: resolveAudit(config.audit),
-    throttle: resolveBudgets(config.throttle),
+    throttle: resolveBudgets(config.throttle, features),
     hashingMaxWait: resolveMaxWait(config.hashing),
     idleTimeout: minutes(web?.idle_timeout, `${defaultGuard}.idle_timeout`, 120),
-    features: resolveFeatureNames(config.features, LEGACY_FEATURES),
+    features: resolveFeatureNames(config.features, LEGACY_FEATURES, features),
     rememberLifetime: requiredMinutes(web?.remember_lifetime, `${defaultGuard}.remember_lifetime`, 43200),
     passwordTimeout: requiredMinutes(web?.password_timeout, `${defaultGuard}.password_timeout`, 15),
     rememberReuseWindow: reuseWindowSeconds(web?.remember_reuse_window, `${defaultGuard}.remember_reuse_window`),
-    notifications: resolveNotifications(config.notifications),
+    notifications: resolveNotifications(config.notifications, features),
     mfa: resolveMfa(config.mfa),
   }
 }

@@ -22,7 +22,7 @@ import { SecondFactorRequiredError } from './login/errors.js'
 import { finishWebLogin, PASSWORD_AMR } from './login/flow.js'
 import { markPasswordConfirmed } from './middleware/password-confirm-middleware.js'
 import { isVerified } from './accounts/verification.js'
-import { twoFactorOn } from './accounts/two-factor-status.js'
+import { factorFlags } from './accounts/factor-flags.js'
 
 function auth(ctx: HttpContext) {
   return ctx.auth
@@ -135,8 +135,8 @@ export const AuthForms = {
     }
     if (!web) return response.redirect(next ?? '/home')
     const outcome = await finishWebLogin(ctx, { user, method: 'password', amr: PASSWORD_AMR, remember, next })
-    // A user with two factors: the pending login waits in the session for its second step on
-    // /two-factor-challenge (JSON: 401 E_MFA_REQUIRED).
+    // A user with a second factor: the pending login waits in the session for its second step
+    // on the page the login flow names (JSON: 401 E_MFA_REQUIRED).
     if (outcome.status === 'challenge' && request.wantsJson()) throw new SecondFactorRequiredError()
     return response.redirect(outcome.redirect)
   },
@@ -148,7 +148,7 @@ export const AuthForms = {
     return ctx.response.redirect('/login')
   },
 
-  /** GET /home: a welcome, and the next useful steps (verify the address, turn on two factors). */
+  /** GET /home: a welcome, and the next useful steps (verify the address, add a second factor). */
   async home(ctx: HttpContext): Promise<string> {
     ctx.response.header('Cache-Control', 'no-store')
     const user = auth(ctx).user()
@@ -157,7 +157,7 @@ export const AuthForms = {
       user,
       verification: features.has('email_verification'),
       verified: user ? isVerified(user) : false,
-      two_factor_on: user ? await twoFactorOn(ctx, user) : false,
+      ...(await factorFlags(ctx, user)),
     })
   },
 

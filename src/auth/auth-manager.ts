@@ -24,6 +24,7 @@ import type { Budget } from './throttle/budget.js'
 import { DeviceRegistry, WebLoginDevices } from './accounts/devices.js'
 import { db } from '../database/database-manager.js'
 import type { BudgetName } from './auth-config.js'
+import type { SecondFactor } from './login/types.js'
 
 export type GuardFactory = (ctx: HttpContext, name: string) => Guard<any>
 
@@ -48,20 +49,11 @@ export interface AuthManagerDependencies {
   budgets: Record<BudgetName, Budget>
 }
 
+/** The manager holds each of its dependencies under the same name, read-only. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface AuthManager extends Readonly<AuthManagerDependencies> {}
+
 export class AuthManager {
-  readonly config: AuthGuardsConfig
-  readonly resolved: ResolvedAuthConfig
-  readonly hasher: Hasher
-  readonly policy: PasswordPolicy
-  readonly verifier: CredentialVerifier
-  readonly tokens: LoginTokenRepository
-  readonly broker: PasswordBroker
-  readonly userTokens: UserTokens
-  readonly inventory: AuthInventory
-  readonly deviceRevocations: DeviceRevocations
-  readonly registrar: Registrar
-  readonly events: Emitter
-  readonly budgets: Record<BudgetName, Budget>
   /** The devices page's sources: the web logins built in; ApiProvider adds the API's token families. */
   readonly devices: DeviceRegistry
   readonly #factories = new Map<string, GuardFactory>()
@@ -70,6 +62,10 @@ export class AuthManager {
    * (e.g. a second factor answering 401 `E_MFA_REQUIRED`). Empty by default.
    */
   readonly challenges: LoginChallenge[] = []
+  /** The second factors of the features that are on, in list order (the `mfa` middleware asks them). */
+  readonly secondFactors: SecondFactor[] = []
+  /** The page of the login's second step, where `mfa` steps a login up; null with no second factor on. */
+  secondStepPage: string | null = null
 
   /** Runs `challenges` for a user whose password was right: returns, or throws to hold the login back. */
   readonly challenge: LoginChallenge = async (ctx, guard, user) => {
@@ -77,19 +73,7 @@ export class AuthManager {
   }
 
   constructor(deps: AuthManagerDependencies) {
-    this.config = deps.config
-    this.resolved = deps.resolved
-    this.hasher = deps.hasher
-    this.policy = deps.policy
-    this.verifier = deps.verifier
-    this.tokens = deps.tokens
-    this.broker = deps.broker
-    this.userTokens = deps.userTokens
-    this.inventory = deps.inventory
-    this.deviceRevocations = deps.deviceRevocations
-    this.registrar = deps.registrar
-    this.events = deps.events
-    this.budgets = deps.budgets
+    Object.assign(this, deps)
     this.devices = new DeviceRegistry()
     this.devices.register(new WebLoginDevices(() => db(), this.inventory))
   }

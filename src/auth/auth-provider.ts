@@ -3,9 +3,11 @@
  * Binds web authentication: the hasher (argon2id), the throttle store and the attempt budgets
  * of `GUARDS.throttle` (`auth.budgets`), the credential verifier,
  * the AuthManager (`auth`, built from `config/auth.ts` on first use) and `ctx.auth`; logs every
- * auth event; runs every feature module's `register`; and, at boot, checks `GUARDS`, boots the
- * features that are on (features/registry: middleware, `install`, login challenge), turns on the
- * audit log (`GUARDS.audit`) and picks the reset e-mail's mailable.
+ * auth event; runs every feature module's `register`; and, at boot, checks `GUARDS` (bound as
+ * `auth.config`, which `Auth.routes()` reads when the routes are mounted), boots the features
+ * that are on (features/registry: middleware, `install`, login challenge), turns on the audit log
+ * (`GUARDS.audit`) and picks the reset e-mail's mailable. The feature modules are the app's
+ * `auth.features`, bound by the composition before this provider registers.
  */
 import { ServiceProvider } from '../foundation/service-provider.js'
 import { importAppModule } from '../foundation/app-modules.js'
@@ -16,20 +18,18 @@ import { LoginThrottle } from './throttle/index.js'
 import { createThrottleStore } from './throttle/create-throttle-store.js'
 import { CredentialVerifier } from './credential-verifier.js'
 import { createAuthManager, createBudgets } from './create-auth-manager.js'
-import { resolveAuthConfig } from './auth-config.js'
+import { resolveAuthConfig, type ResolvedAuthConfig } from './auth-config.js'
 import { logAuthEvents } from './log-auth-events.js'
 import { DefaultResetPassword } from './mail/default-reset-password.js'
 import { DefaultVerifyEmail } from './mail/default-verify-email.js'
 import { DefaultEmailChangeNotice } from './mail/default-email-change-notice.js'
 import { Auth } from './auth.js'
 import { installSecurityNotifications } from './accounts/security-notifications.js'
-import { configureAuthRoutes } from './auth-routes.js'
 import { VerifiedMiddleware } from './middleware/verified-middleware.js'
 import { PasswordConfirmMiddleware } from './middleware/password-confirm-middleware.js'
 import { MfaRecentMiddleware } from './middleware/mfa-recent-middleware.js'
 import { MfaMiddleware } from './middleware/mfa-middleware.js'
-import { installTwoFactorChallenge } from './two-factor/install-challenge.js'
-import { installFeatures, registerFeatures } from './features/registry.js'
+import { featuresOf, installFeatures, registerFeatures } from './features/registry.js'
 import { AuditLog } from './audit/audit-log.js'
 import { AuthChallenges } from './challenges/auth-challenges.js'
 import { db } from '../database/database-manager.js'
@@ -52,8 +52,9 @@ export class AuthProvider extends ServiceProvider {
     app.singleton('auth', () => app.make('auth.manager'))
     app.singleton('auth.challenges', () => new AuthChallenges(() => db()))
     app.bind('http.context.auth', (ctx: HttpContext) => new Auth(ctx, app.make('auth.manager')))
-    logAuthEvents(app.events, app.log)
-    registerFeatures(app)
+    const features = featuresOf(app)
+    logAuthEvents(app.events, app.log, features)
+    registerFeatures(app, features)
     // Gates and policies (authorization): this app's registry; `Gate` speaks for it from now on.
     installGate(app)
   }
@@ -62,9 +63,10 @@ export class AuthProvider extends ServiceProvider {
     const app = this.application
     const guards = app.config('auth')?.GUARDS
     if (!guards) return
-    const config = resolveAuthConfig(guards, { requireModel: app.get('app.mode') === 'http' })
+    const features = featuresOf(app)
+    const config = resolveAuthConfig(guards, { requireModel: app.get('app.mode') === 'http', features })
+    app.bind('auth.config', config)
     app.make('hasher').maxWaitMs = config.hashingMaxWait
-    configureAuthRoutes(config.features)
     // The account pages name these stacks; a Kernel.ts written before them (or pasted from an older
     // guide) still works. An app's own entry of the same name wins.
     const stacks = app.kernel?.routeMiddleware
@@ -75,8 +77,7 @@ export class AuthProvider extends ServiceProvider {
       stacks['mfa.recent'] ??= [MfaRecentMiddleware]
       stacks.can ??= [CanMiddleware]
     }
-    await installTwoFactorChallenge(app, config)
-    await installFeatures(app, config)
+    await installFeatures(app, config, features)
     if (app.get('app.mode') === 'http') {
       // Which tables the app has, read once the app is complete (the API adds its kinds in its
       // boot): the inventory, pruning and the audit log ask no schema question at request time.
@@ -87,7 +88,7 @@ export class AuthProvider extends ServiceProvider {
     }
     if (config.audit.enabled) {
       const audit = new AuditLog(() => db(), app.log, app.make('auth.manager').inventory.migrated)
-      audit.listen(app.events)
+      audit.listen(app.events, features)
       // Before the database closes (hooks run newest first): a command's last events are written.
       app.onShutdown(() => audit.flush())
     }
@@ -114,5 +115,7 @@ declare module '../container/bindings.js' {
     'auth.budgets': Record<BudgetName, Budget>
     /** Single-use secrets of unfinished sign-in steps (passkey ceremonies, the API's mfa_token). */
     'auth.challenges': AuthChallenges
+    /** `GUARDS` of config/auth.ts, checked, once AuthProvider has booted (absent when the app has no GUARDS). */
+    'auth.config': ResolvedAuthConfig
   }
 }

@@ -1,40 +1,44 @@
 /**
  * @module auth/auth-routes
  * `Auth.routes()`: the login pages, then the routes of each feature of `GUARDS.features` that is
- * on (each feature module's `routes(on)`, in the order of the feature list), served by the
- * controllers `craft auth` writes. The features are the booted app's (`configureAuthRoutes`,
- * called by AuthProvider); `Auth.routes({ features })` overrides them.
+ * on (each feature module's `routes(on, app)`, in the order of the feature list), served by the
+ * controllers `craft auth` writes. A routes file is read without the app at hand, so the routes
+ * are one `Route.deferred` entry: the router expands it with the application that mounts it, its
+ * feature list (`auth.features`) and its resolved `GUARDS.features` (`auth.config`, bound by
+ * AuthProvider at boot). `Auth.routes({ features })` overrides the features that are on.
  */
+import type { Application } from '../foundation/application.js'
 import { Route } from '../routing/route.js'
+import { CREDENTIAL_BODY_LIMIT } from '../http/body-parser.js'
 import type { RouteDefinition } from '../routing/route-definition.js'
+import type { RouteEntry } from '../routing/route-group.js'
 import { LEGACY_FEATURES } from './auth-config.js'
-import { featureRoutes } from './features/registry.js'
+import { featureRoutes, featuresOf } from './features/registry.js'
 import { servePageScript } from './pages/page-bundle.js'
 
-let configured: ReadonlySet<string> | null = null
-
-/** The features that are on (the resolved `GUARDS.features` once booted). */
-export function configuredFeatures(): ReadonlySet<string> {
-  return configured ?? new Set(LEGACY_FEATURES)
+/** The features `app` turned on (its resolved `GUARDS.features`; an app without GUARDS: the legacy pages). */
+export function enabledFeatures(app: Application): ReadonlySet<string> {
+  return app.get('auth.config')?.features ?? new Set(LEGACY_FEATURES)
 }
 
-/** Called at boot with the resolved `GUARDS.features`. */
-export function configureAuthRoutes(features: ReadonlySet<string>): void {
-  configured = features
-}
-
-export function authRoutes(options: { features?: Iterable<string> } = {}): RouteDefinition[] {
-  const on = options.features ? new Set(options.features) : configuredFeatures()
+/** The routes of `Auth.routes()` for `app` (see the module's comment). */
+export function authRoutesFor(app: Application, options: { features?: Iterable<string> } = {}): RouteDefinition[] {
+  const on = options.features ? new Set(options.features) : enabledFeatures(app)
   const routes = [
     Route.get('/login', 'auth/LoginController@show').name('login'),
-    Route.post('/login', 'auth/LoginController@store').name('login.store'),
+    Route.post('/login', 'auth/LoginController@store').name('login.store').bodyLimit(CREDENTIAL_BODY_LIMIT),
     Route.post('/logout', 'auth/LoginController@logout').name('logout'),
     Route.get('/home', 'auth/HomeController@show').name('home').middleware(['auth']),
     // The pages' script: copy and print buttons, the password-strength hint (no CDN).
     Route.get('/auth/pages.js', servePageScript).name('auth.pages_script'),
-    ...featureRoutes(on),
+    ...featureRoutes(on, featuresOf(app), app),
   ]
   return asJsonForms(routes)
+}
+
+/** `Auth.routes()`: one entry the router expands with the application being booted. */
+export function authRoutes(options: { features?: Iterable<string> } = {}): RouteEntry[] {
+  return [Route.deferred((app) => authRoutesFor(app as Application, options))]
 }
 
 /** Forms whose JSON answer is 201 (they create something). */

@@ -19,7 +19,7 @@ import { Budget } from './throttle/budget.js'
 import { clientKey } from './throttle/client-key.js'
 import { normalizeEmail } from './email.js'
 import { authRoutes } from './auth-routes.js'
-import type { RouteDefinition } from '../routing/route-definition.js'
+import type { RouteEntry } from '../routing/route-group.js'
 import { requestAllows } from './authorization/request-gate.js'
 import { forbidden } from './authorization/errors.js'
 
@@ -42,7 +42,7 @@ export class Auth {
   }
 
   /** The login pages and the routes of the features that are on (see auth-routes.ts). */
-  static routes(options?: { features?: Iterable<string> }): RouteDefinition[] {
+  static routes(options?: { features?: Iterable<string> }): RouteEntry[] {
     return authRoutes(options)
   }
 

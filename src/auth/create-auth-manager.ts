@@ -22,18 +22,18 @@ import { resolveAuthConfig } from './auth-config.js'
 import { ModelUserProvider } from './user-providers/model-user-provider.js'
 import { Budget } from './throttle/budget.js'
 import { DEFAULT_BUDGETS, type BudgetLimit, type BudgetName, type BudgetValue } from './auth-config.js'
-import { authFeatures } from './features/index.js'
-import { featureBudgets } from './features/registry.js'
+import { featureBudgets, featuresOf } from './features/registry.js'
 
 export function createAuthManager(app: Application): AuthManager {
   const config = app.config('auth')?.GUARDS
-  const resolved = resolveAuthConfig(config, { requireModel: false })
+  const features = featuresOf(app)
+  const resolved = resolveAuthConfig(config, { requireModel: false, features })
   const hasher = app.make('hasher')
   // The users table and user_tokens: later migrations add columns to them (the password lock, link details).
   const inventory = new AuthInventory(() => db(), { columnTables: () => [usersTableOf(resolved.model).table, 'user_tokens'] })
   const deviceRevocations = registerAuthKinds(inventory, { db: () => db(), users: () => usersTableOf(resolved.model), resetTable: resolved.passwordResetTable })
   // Every feature's kinds, on or not: what was created while it was on must still end.
-  for (const feature of authFeatures()) for (const kind of feature.inventory?.(inventory, resolved) ?? []) inventory.register(kind)
+  for (const feature of features) for (const kind of feature.inventory?.(inventory, resolved) ?? []) inventory.register(kind)
   const tokens = new LoginTokenRepository(() => db(), { table: 'login_tokens', lifetime: resolved.loginLifetime, idleTimeout: resolved.idleTimeout })
   // "Remember me" only when the feature is on: off, a trowel_remember cookie is never read.
   const remember = resolved.features.has('remember_me') ? new RememberTokenRepository(() => db(), { lifetime: resolved.rememberLifetime, loginTable: 'login_tokens', reuseWindowSeconds: resolved.rememberReuseWindow }) : null
@@ -74,13 +74,14 @@ export function createAuthManager(app: Application): AuthManager {
     budgets: app.make('auth.budgets'),
   })
   const providers = new Map<string, ModelUserProvider>()
+  const loginSessionKeys = features.flatMap((feature) => feature.loginSessionKeys ?? [])
   manager.extend('web', (ctx, name) => {
     let provider = providers.get(name)
     if (!provider) {
       provider = new ModelUserProvider(resolved.modelFor(name)!)
       providers.set(name, provider)
     }
-    return new WebGuard(name, ctx, { provider, verifier: manager.verifier, tokens, remember, devices: deviceRevocations, events: app.events, challenge: manager.challenge })
+    return new WebGuard(name, ctx, { provider, verifier: manager.verifier, tokens, remember, devices: deviceRevocations, events: app.events, challenge: manager.challenge, loginSessionKeys })
   })
   return manager
 }
@@ -92,7 +93,8 @@ export function createAuthManager(app: Application): AuthManager {
  */
 export function createBudgets(app: Application): Record<BudgetName, Budget> {
   const guards = app.config('auth')?.GUARDS
-  const limits: Readonly<Record<string, BudgetValue>> = guards ? resolveAuthConfig(guards, { requireModel: false }).throttle : { ...DEFAULT_BUDGETS, ...featureBudgets() }
+  const features = featuresOf(app)
+  const limits: Readonly<Record<string, BudgetValue>> = guards ? resolveAuthConfig(guards, { requireModel: false, features }).throttle : { ...DEFAULT_BUDGETS, ...featureBudgets(features) }
   const store = app.make('auth.throttle').store
   // One Budget per budget of one limit; a feature reads its lists (each limit its own window) itself.
   const entries = Object.entries(limits).flatMap(([name, limit]) => (Array.isArray(limit) ? [] : [[name, new Budget(name, store, limit as BudgetLimit | null)] as const]))

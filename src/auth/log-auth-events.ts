@@ -10,7 +10,7 @@ import type { Emitter } from '../events/emitter.js'
 import type { Logger } from '../support/logger.js'
 import type { EventMap } from '../events/event-map.js'
 import type { AuthEventBase, AuthEvents } from './events.js'
-import { authFeatures } from './features/index.js'
+import type { AuthFeatureModule } from './features/contract.js'
 
 /** The log line of each event (names kept stable for log searches). */
 const LINES: { [K in keyof AuthEvents]: [level: 'info' | 'warn', line: string] } = {
@@ -48,9 +48,9 @@ function fields(name: string, event: AuthEventBase & { retryAfter?: number; user
   return out
 }
 
-/** Subscribes the logger to every auth event: the core's, then each feature's (`auth:x` → `auth.x`). */
-export function logAuthEvents(events: Emitter, log: Logger): void {
-  const features = authFeatures().flatMap((f) => Object.entries(f.events ?? {}).map(([name, level]): [string, ['info' | 'warn', string]] => [name, [level, name.replace(/^auth:/, 'auth.')]]))
+/** Subscribes the logger to every auth event: the core's, then each of `list`'s features' (`auth:x` → `auth.x`). */
+export function logAuthEvents(events: Emitter, log: Logger, list: readonly AuthFeatureModule[]): void {
+  const features = list.flatMap((f) => Object.entries(f.events ?? {}).map(([name, level]): [string, ['info' | 'warn', string]] => [name, [level, name.replace(/^auth:/, 'auth.')]]))
   for (const [name, [level, line]] of [...Object.entries(LINES), ...features]) {
     events.on(name as keyof EventMap, (event) => log[level](line, fields(name, event as AuthEventBase)))
   }

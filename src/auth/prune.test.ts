@@ -4,6 +4,7 @@ import knex, { type Knex } from 'knex'
 import { SqliteClient } from '../database/sqlite-client.js'
 import { resolveAuthConfig } from './auth-config.js'
 import { pruneAuthTables } from './prune.js'
+import { authFeatures } from './features/index.js'
 import { throttleTableMigration } from './throttle/database-throttle-store.js'
 
 const NOW = new Date('2026-11-20T12:00:00Z')
@@ -77,8 +78,8 @@ describe('pruneAuthTables', () => {
   after(() => db.destroy())
 
   it('removes idle, expired and old rows, reports the counts, and keeps the rest', async () => {
-    const config = resolveAuthConfig({ default: 'web', web: {} }, { requireModel: false })
-    const { removed } = await pruneAuthTables(db, config, NOW)
+    const config = resolveAuthConfig({ default: 'web', web: {} }, { requireModel: false, features: authFeatures() })
+    const { removed } = await pruneAuthTables(db, config, authFeatures(), NOW)
     assert.deepEqual(removed, [
       { table: 'login_tokens', rows: 3 },
       { table: 'password_resets', rows: 1 },
@@ -99,8 +100,8 @@ describe('pruneAuthTables', () => {
 
   it('skips tables the app does not have', async () => {
     await db.schema.dropTable('auth_events')
-    const config = resolveAuthConfig({ default: 'web', web: {} }, { requireModel: false })
-    const { removed } = await pruneAuthTables(db, config, NOW)
+    const config = resolveAuthConfig({ default: 'web', web: {} }, { requireModel: false, features: authFeatures() })
+    const { removed } = await pruneAuthTables(db, config, authFeatures(), NOW)
     assert.ok(!removed.some((r) => r.table === 'auth_events'))
   })
 })

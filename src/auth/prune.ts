@@ -13,7 +13,8 @@ import { db } from '../database/database-manager.js'
 import type { ResolvedAuthConfig } from './auth-config.js'
 import { AUDIT_TABLE } from './audit/audit-log.js'
 import { THROTTLE_TABLE } from './throttle/database-throttle-store.js'
-import { authFeatures } from './features/index.js'
+import type { AuthFeatureModule } from './features/contract.js'
+import { featuresOf } from './features/registry.js'
 import { MigratedTables } from './inventory/migrated-tables.js'
 
 export interface PruneResult {
@@ -21,8 +22,11 @@ export interface PruneResult {
   removed: { table: string; rows: number }[]
 }
 
-/** `migrated`: the tables the app has (default: read once, now, for this run). */
-export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, now: Date = new Date(), migrated: MigratedTables = new MigratedTables(() => db)): Promise<PruneResult> {
+/**
+ * Deletes what has expired in the core's tables and in those the features of `features` name.
+ * `migrated`: the tables the app has (default: read once, now, for this run).
+ */
+export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, features: readonly AuthFeatureModule[], now: Date = new Date(), migrated: MigratedTables = new MigratedTables(() => db)): Promise<PruneResult> {
   const removed: PruneResult['removed'] = []
   await migrated.ready()
   const prune = async (table: string, query: (q: Knex.QueryBuilder) => Knex.QueryBuilder) => {
@@ -44,7 +48,7 @@ export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, now:
   await prune('user_tokens', (q) => q.where('expires_at', '<=', now))
   await prune('auth_challenges', (q) => q.where('expires_at', '<=', now))
   // The features' own tables (on or not: rows written while one was on still expire).
-  for (const feature of authFeatures()) for (const { table, expired } of feature.prune ?? []) await prune(table, (q) => expired(q, now))
+  for (const feature of features) for (const { table, expired } of feature.prune ?? []) await prune(table, (q) => expired(q, now))
   await prune('personal_access_tokens', (q) => q.whereNotNull('expires_at').where('expires_at', '<=', now))
   // API token families (`DRIVERS.jwt.store = 'table'`): revoked ones, and those past `max_age`.
   await prune('api_tokens', (q) => q.whereNotNull('revoked_at').orWhere((w) => w.whereNotNull('expires_at').where('expires_at', '<=', now)))
@@ -67,7 +71,7 @@ export function schedulePruning(app: Application, options: { firstMs?: number; e
   const run = async () => {
     try {
       // Its own read of the tables, each run: the throttle store creates its table after boot.
-      const { removed } = await pruneAuthTables(db(), app.make('auth').resolved)
+      const { removed } = await pruneAuthTables(db(), app.make('auth').resolved, featuresOf(app))
       const counts = Object.fromEntries(removed.map((r) => [r.table, r.rows]))
       if (removed.some((r) => r.rows > 0)) app.log.info('auth.pruned', counts)
     } catch (error) {

@@ -27,7 +27,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     names: ['two-factor:disable', 'two-factor:reencrypt'],
     load: async () => {
-      const m = await import('./commands/two-factor-command.js')
+      const m = await import('../auth/two-factor/two-factor-command.js')
       return [m.registerTwoFactorCommand, m.registerTwoFactorReencryptCommand]
     },
   },

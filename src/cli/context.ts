@@ -16,3 +16,13 @@ export interface CliContext {
 export function notInApp(): never {
   throw new CliError('This command must run inside a Trowel app (a folder with Kernel.ts); create one with "craft new <dir>".')
 }
+
+/** Boots the app for a console command, runs `work` with it, and shuts the app down however `work` ends. */
+export async function withConsoleApp<T>(ctx: CliContext, work: (app: Application) => Promise<T>): Promise<T> {
+  const app = await ctx.boot('console')
+  try {
+    return await work(app)
+  } finally {
+    await app.shutdown()
+  }
+}

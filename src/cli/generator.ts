@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { migrationFileName, nextMigrationDate } from '../database/migration-stubs.js'
-import { dirname, relative } from 'node:path'
+import { dirname, join, relative, sep } from 'node:path'
 import { FRAMEWORK_ROOT } from '../foundation/application.js'
 import { CliError } from './cli-error.js'
 import { colors } from './output.js'
@@ -50,6 +50,15 @@ export function pascalCase(value: string): string {
     .filter(Boolean)
     .map((part) => part[0]!.toUpperCase() + part.slice(1))
     .join('')
+}
+
+/** Every file under `dir` (recursively), as paths relative to it with `/` separators, sorted; none when it does not exist. */
+export function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .sort()
 }
 
 /**

@@ -74,7 +74,6 @@ export class PreparedLookup {
   private raw: RawSqliteDatabase | undefined
   private statements = new Map<string, RawStatement>()
   private queries = new Map<string, { statement: RawStatement; columns: readonly string[]; schema: unknown }>()
-  private schemaStatement: RawStatement | undefined
   private closed = false
 
   constructor(
@@ -121,13 +120,13 @@ export class PreparedLookup {
   }
 
   /**
-   * The first row of `sql` (a fixed SELECT with one `?`, built by the caller from identifiers
-   * that passed `isPlainIdentifier`) as an array of values, in the order of `columnsOf(key)`
-   * (better-sqlite3's raw mode: no object per row to build and take apart), run synchronously on
-   * SQLite's kept handle through a statement prepared once per `key`; `UNAVAILABLE` when it
-   * cannot run so (another driver, no handle kept yet, inside a transaction, a value SQLite cannot
-   * bind): the caller then asks another way. For the few per-request reads that would otherwise
-   * take two look-ups.
+   * The first row of `sql` (a fixed `select ...` with one `?`, built by the caller from
+   * identifiers that passed `isPlainIdentifier`) as an array of values, in the order of
+   * `columnsOf(key)` (better-sqlite3's raw mode: no object per row to build and take apart), run
+   * synchronously on SQLite's kept handle through a statement prepared once per `key`;
+   * `UNAVAILABLE` when it cannot run so (another driver, no handle kept yet, inside a transaction,
+   * a value SQLite cannot bind): the caller then asks another way. For the few per-request reads
+   * that would otherwise take two look-ups.
    */
   queryNow(key: string, sql: string, value: unknown): unknown[] | undefined | typeof UNAVAILABLE {
     const raw = this.raw
@@ -137,18 +136,23 @@ export class PreparedLookup {
     const binding = sqliteBinding(bound)
     if (binding === undefined) return UNAVAILABLE
     let query = this.queries.get(key)
+    if (!query && !/^select /i.test(sql)) throw new TypeError(`queryNow takes a SELECT, not: ${sql}`)
     try {
       if (!query) {
-        query = { statement: raw.prepare(sql).raw(true), columns: [], schema: undefined }
+        // The schema's version is the row's first value: SQLite re-prepares a statement whose
+        // tables changed (a migration run by another process), and a `*` then stands for other
+        // columns. Read in the same statement as the row (one read, and the version always
+        // belongs to that row), the names are read again whenever it moved, so a value never
+        // travels under another column's name.
+        const withSchema = `select (select "schema_version" from pragma_schema_version) as "trowel$schema", ${sql.slice(7)}`
+        query = { statement: raw.prepare(withSchema).raw(true), columns: [], schema: undefined }
         this.queries.set(key, query)
       }
-      // Read before the row: SQLite re-prepares a statement whose tables changed (a migration run
-      // by another process), and a `*` then stands for other columns; their names are read again
-      // whenever the schema's version moved, so a value never travels under another column's name.
-      const schema = this.#schemaVersion(raw)
       const values = query.statement.get(binding) as unknown[] | undefined
+      if (values === undefined) return undefined
+      const schema = values.shift()
       if (schema !== query.schema) {
-        query.columns = Object.freeze(query.statement.columns().map((c) => c.name))
+        query.columns = Object.freeze(query.statement.columns().slice(1).map((c) => c.name))
         query.schema = schema
       }
       return values
@@ -157,11 +161,6 @@ export class PreparedLookup {
       if (isLookupTypeMismatch(error)) return undefined
       throw translateDatabaseError(error, {})
     }
-  }
-
-  #schemaVersion(raw: RawSqliteDatabase): unknown {
-    this.schemaStatement ??= raw.prepare('PRAGMA schema_version').raw(true)
-    return (this.schemaStatement.get() as unknown[])[0]
   }
 
   /** The column names of `queryNow(key, ...)`'s rows, once it has run. */
@@ -200,7 +199,6 @@ export class PreparedLookup {
     this.closed = true
     this.statements.clear()
     this.queries.clear()
-    this.schemaStatement = undefined
     this.raw = undefined
   }
 
@@ -208,7 +206,6 @@ export class PreparedLookup {
     if (this.raw?.open) return this.raw
     this.statements.clear()
     this.queries.clear()
-    this.schemaStatement = undefined
     const client = this.knex.client as KnexClientInternals
     const raw = (await client.acquireConnection()) as RawSqliteDatabase
     await client.releaseConnection(raw)

@@ -17,7 +17,7 @@ export { FRAMEWORK_ROOT }
 
 export class Application extends Container {
   readonly basePath: string
-  readonly router = new Router()
+  readonly router = new Router(this)
   readonly log: Logger
   /** The app's events (`app.events.on('auth:login_succeeded', ...)`). */
   readonly events: Emitter

@@ -17,6 +17,13 @@ import { lazyModule } from '../support/lazy-module.js'
 const getRawBody = lazyModule<typeof getRawBodyType>('raw-body')
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
+/**
+ * The body limit of the routes that take a password or a code (`RouteDefinition.bodyLimit`): their
+ * fields are at most a few kilobytes (an identifier ≤ 320 bytes, a password ≤ 4,096), so 16 KiB
+ * leaves room for the CSRF token and the other fields while a flood of megabyte bodies is refused
+ * before it is read.
+ */
+export const CREDENTIAL_BODY_LIMIT = 16 * 1024
 /** Deeper JSON is refused: serializing or validating it recursively would overflow the stack. */
 export const MAX_JSON_DEPTH = 64
 
@@ -79,7 +86,12 @@ export async function readBody(raw: IncomingMessage, limit = DEFAULT_BODY_LIMIT)
     buffer = await read(raw, { limit, length: declared })
   } catch (error) {
     const e = error as { type?: string; status?: number }
-    if (e.type === 'entity.too.large' || e.status === 413) throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`)
+    if (e.type === 'entity.too.large' || e.status === 413) {
+      // A body with no declared length, stopped at the limit: what is kept so far is dropped, and
+      // the rest is read and dropped too, as for a declared one.
+      await drain(raw)
+      throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`)
+    }
     throw new BadRequestError('The request body could not be read.', { cause: error })
   }
   if (buffer.length === 0) return Object.create(null)

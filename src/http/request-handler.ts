@@ -86,7 +86,8 @@ export class RequestHandler {
         if (match.kind === 'method-not-allowed') throw new MethodNotAllowedError(match.allowed)
         if (BODY_METHODS.has(request.method)) {
           try {
-            request.body = await readBody(req, this.#bodyLimit)
+            const own = match.route.definition.maxBodyBytes
+            request.body = await readBody(req, own !== undefined && own < this.#bodyLimit ? own : this.#bodyLimit)
           } catch (error) {
             request.failBody(error)
           }

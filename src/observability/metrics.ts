@@ -95,44 +95,16 @@ export class AppMetrics {
       series,
     )
     this.registry.registerMetric(this.httpDuration as unknown as Metric)
-    this.logins = new Counter({
-      name: `${METRIC_PREFIX}auth_logins_total`,
-      help: 'Login attempts by guard and result (succeeded, failed, throttled).',
-      labelNames: ['guard', 'result'],
-      registers,
-    })
-    this.throttled = new Counter({
-      name: `${METRIC_PREFIX}auth_throttled_total`,
-      help: 'Login attempts refused by the throttle, by guard.',
-      labelNames: ['guard'],
-      registers,
-    })
-    this.tokenReissues = new Counter({
-      name: `${METRIC_PREFIX}auth_token_reissues_total`,
-      help: 'API tokens reissued.',
-      registers,
-    })
-    this.tokenReuseDetected = new Counter({
-      name: `${METRIC_PREFIX}auth_token_reuse_detected_total`,
-      help: 'Replaced API tokens presented again (token reuse).',
-      registers,
-    })
-    this.signIns = new Counter({
-      name: `${METRIC_PREFIX}auth_sign_ins_total`,
-      help: 'Completed logins by guard and method (password, passkey, social, email_link, email_code, remember, id).',
-      labelNames: ['guard', 'method'],
-      registers,
-    })
-    this.loginLinksSent = new Counter({
-      name: `${METRIC_PREFIX}auth_login_links_sent_total`,
-      help: 'Sign-in links and codes mailed (sign-in by e-mail).',
-      registers,
-    })
-    this.loginCodeFailures = new Counter({
-      name: `${METRIC_PREFIX}auth_login_code_failures_total`,
-      help: 'Sign-in codes refused as wrong, used up or expired (sign-in by e-mail).',
-      registers,
-    })
+    /** A counter in this app's registry, named `trowel_<name>`. */
+    const counter = <L extends string = string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> =>
+      new Counter<L>({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers })
+    this.logins = counter('auth_logins_total', 'Login attempts by guard and result (succeeded, failed, throttled).', ['guard', 'result'])
+    this.throttled = counter('auth_throttled_total', 'Login attempts refused by the throttle, by guard.', ['guard'])
+    this.tokenReissues = counter('auth_token_reissues_total', 'API tokens reissued.')
+    this.tokenReuseDetected = counter('auth_token_reuse_detected_total', 'Replaced API tokens presented again (token reuse).')
+    this.signIns = counter('auth_sign_ins_total', 'Completed logins by guard and method (password, passkey, social, email_link, email_code, remember, id).', ['guard', 'method'])
+    this.loginLinksSent = counter('auth_login_links_sent_total', 'Sign-in links and codes mailed (sign-in by e-mail).')
+    this.loginCodeFailures = counter('auth_login_code_failures_total', 'Sign-in codes refused as wrong, used up or expired (sign-in by e-mail).')
     this.hashQueueLength = new ReadGauge({
       name: `${METRIC_PREFIX}hash_queue_length`,
       help: 'Password-hashing jobs waiting for a hashing thread (no sample while the hasher does not expose it).',

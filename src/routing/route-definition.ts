@@ -34,6 +34,8 @@ export class RouteDefinition {
   jsonForm?: JsonFormKind
   /** A provider that must be registered for this route to be served (e.g. `ApiProvider`). */
   requiresProvider?: { name: string; key: string }
+  /** The largest body this route reads, in bytes (see `bodyLimit`); unset: the app's limit. */
+  maxBodyBytes?: number
 
   constructor(methods: string[], path: string, handler: RouteHandler) {
     this.methods = methods.map((m) => m.toUpperCase())
@@ -65,6 +67,17 @@ export class RouteDefinition {
   /** A browser navigation (a mailed link's GET, an OAuth redirect or callback): never answered as JSON. */
   navigation(): this {
     return this.form('navigation')
+  }
+
+  /**
+   * A body limit of the route's own, below the app's (1 MiB, `BODY_LIMIT`): a larger body is 413
+   * `E_PAYLOAD_TOO_LARGE`, refused before it is read when its declared length is over. The
+   * routes that take a password or a code use `CREDENTIAL_BODY_LIMIT`.
+   */
+  bodyLimit(bytes: number): this {
+    if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new RangeError(`bodyLimit(${bytes}): a positive whole number of bytes is expected.`)
+    this.maxBodyBytes = bytes
+    return this
   }
 
   /** Leaves out stacks the route would get from its group (e.g. `'web'` for token routes). */

@@ -1,6 +1,7 @@
 /**
  * @module routing/route-group
- * `Route.group(routes, { prefix, middleware, name })`: options applied to every route inside.
+ * `Route.group(routes, { prefix, middleware, name })`: options applied to every route inside;
+ * `Route.deferred(build)`: entries built when they are mounted, for the router's application.
  */
 import type { MiddlewareReference, RouteDefinition } from './route-definition.js'
 
@@ -12,7 +13,7 @@ export interface RouteGroupOptions {
   name?: string
 }
 
-export type RouteEntry = RouteDefinition | RouteGroup | RouteEntry[]
+export type RouteEntry = RouteDefinition | RouteGroup | DeferredRoutes | RouteEntry[]
 
 export class RouteGroup {
   readonly routes: RouteEntry[]
@@ -37,6 +38,15 @@ export class RouteGroup {
     this.options.name = name
     return this
   }
+}
+
+/**
+ * Entries that depend on the application mounting them (`Auth.routes()`: the features that app
+ * turned on): the router calls `build` with its owner, the application being booted, when the
+ * entry is mounted, so a routes file needs no application at hand and no process-wide state.
+ */
+export class DeferredRoutes {
+  constructor(readonly build: (owner: unknown) => RouteEntry[]) {}
 }
 
 function asList(list: MiddlewareReference | MiddlewareReference[] | undefined): MiddlewareReference[] {

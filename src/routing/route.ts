@@ -4,7 +4,7 @@
  * `Route.get('/posts/@id', 'PostsController@show').name('posts.show')`.
  */
 import { RouteDefinition, type RouteHandler } from './route-definition.js'
-import { RouteGroup, type RouteEntry, type RouteGroupOptions } from './route-group.js'
+import { DeferredRoutes, RouteGroup, type RouteEntry, type RouteGroupOptions } from './route-group.js'
 
 function define(methods: string[], path: string, handler: RouteHandler): RouteDefinition {
   return new RouteDefinition(methods, path, handler)
@@ -43,5 +43,10 @@ export const Route = {
 
   group(routes: RouteEntry[] | RouteEntry, options: RouteGroupOptions = {}): RouteGroup {
     return new RouteGroup(Array.isArray(routes) ? routes : [routes], options)
+  },
+
+  /** Entries built when mounted, from the application that mounts them (see `DeferredRoutes`). */
+  deferred(build: (owner: unknown) => RouteEntry[]): DeferredRoutes {
+    return new DeferredRoutes(build)
   },
 }

@@ -93,6 +93,21 @@ describe('Router', () => {
     assert.throws(() => router.mount([Route.post('/login', 'auth/LoginController@store')]), /cannot be added/, 'same handler, other middleware')
   })
 
+  it('expands a deferred entry with its owner when mounted, in place, inside its group; without an owner it is refused', () => {
+    const owner = { paths: ['/a', '/b'] }
+    const seen: unknown[] = []
+    const deferred = Route.deferred((app) => {
+      seen.push(app)
+      return (app as typeof owner).paths.map((p) => Route.get(p, noop).name(p.slice(1)))
+    })
+    const router = new Router(owner)
+    router.mount([Route.get('/first', noop), Route.group([deferred], { prefix: '/in', name: 'in.' }), Route.get('/last', noop)])
+    assert.deepEqual(router.routes.map((r) => r.path), ['/first', '/in/a', '/in/b', '/last'])
+    assert.deepEqual(seen, [owner])
+    assert.equal(router.url('in.b'), '/in/b')
+    assert.throws(() => new Router().mount([deferred]), /mount them on app\.router/)
+  })
+
   it('marks JSON prefixes for unmatched paths', () => {
     const router = new Router()
     router.mount([Route.get('/me', noop)], { prefix: '/api', json: true })

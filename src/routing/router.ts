@@ -9,7 +9,7 @@
 import FindMyWay from 'find-my-way'
 import type { RouteInfo } from '../http/context.js'
 import { RouteDefinition, type MiddlewareReference } from './route-definition.js'
-import { RouteGroup, type RouteEntry } from './route-group.js'
+import { DeferredRoutes, RouteGroup, type RouteEntry } from './route-group.js'
 import { RouteDefinitionError, RouteNotFoundByNameError } from './errors.js'
 
 export interface CompiledRoute {
@@ -89,6 +89,12 @@ export class Router {
   #tree = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true, maxParamLength: 500 })
   /** Path prefixes whose unmatched requests answer JSON (e.g. `/api`). */
   readonly jsonPrefixes: string[] = []
+  /** Whose routes these are (the application): handed to the `Route.deferred` entries mounted here. */
+  readonly #owner: unknown
+
+  constructor(owner?: unknown) {
+    this.#owner = owner
+  }
 
   /** Adds the entries of a routes file (definitions, groups and nested arrays). */
   mount(entries: RouteEntry[] | RouteEntry, options: MountOptions = {}): CompiledRoute[] {
@@ -101,6 +107,9 @@ export class Router {
         for (const e of entry.routes) {
           visit(e, joinPaths(prefix, o.prefix ?? ''), [...middleware, ...(o.middleware ?? [])], namePrefix + (o.name ?? ''))
         }
+      } else if (entry instanceof DeferredRoutes) {
+        if (this.#owner === undefined) throw new RouteDefinitionError('Routes that depend on the application (Route.deferred, Auth.routes()) were mounted on a router that has none: mount them on app.router.')
+        visit(entry.build(this.#owner), prefix, middleware, namePrefix)
       } else if (entry instanceof RouteDefinition) {
         added.push(this.#add(entry, prefix, middleware, namePrefix, options.json ?? false))
       } else {

@@ -4,7 +4,7 @@ import type { HttpContext } from '../http/context.js'
 import { CookieJar } from '../http/cookie-jar.js'
 import { Response } from '../http/response.js'
 import { acceptsJsonFirst } from '../http/request.js'
-import { answerData, answerJsonForm, VIEW_DATA } from './json-forms.js'
+import { answerData, answerJsonError, answerJsonForm, VIEW_DATA } from './json-forms.js'
 import { viewJsonData } from '../view/view-json-data.js'
 import { markup } from '../view/lazy-markup.js'
 
@@ -51,16 +51,25 @@ describe('answerJsonForm', () => {
   })
 
   it('a login sent to its second step is 401 E_MFA_REQUIRED, by redirect or by value', () => {
+    const held = { message: 'A second factor is required to finish this login.', code: 'E_MFA_REQUIRED' }
     const redirected = context('form', { success: 'Your address is verified.' })
-    redirected.ctx.response.redirect('/two-factor-challenge')
+    answerJsonError(redirected.ctx, 401, held)
+    redirected.ctx.response.redirect('/second-step')
     answerJsonForm(redirected.ctx)
     assert.equal(redirected.ctx.response.statusCode, 401)
-    assert.equal(body(redirected.ctx).code, 'E_MFA_REQUIRED')
+    assert.deepEqual(body(redirected.ctx), held)
     const returned = context('form')
-    returned.ctx.response.json({ redirect: '/two-factor-challenge' })
+    answerJsonError(returned.ctx, 401, held)
+    returned.ctx.response.json({ redirect: '/second-step' })
     answerJsonForm(returned.ctx)
     assert.equal(returned.ctx.response.statusCode, 401)
-    assert.equal(body(returned.ctx).code, 'E_MFA_REQUIRED')
+    assert.deepEqual(body(returned.ctx), held)
+    // The same page without a login held back is an ordinary redirect.
+    const plain = context('form')
+    plain.ctx.response.redirect('/second-step')
+    answerJsonForm(plain.ctx)
+    assert.equal(plain.ctx.response.statusCode, 200)
+    assert.deepEqual(body(plain.ctx), { data: { redirect: '/second-step' } })
   })
 
   it('answers 201 on a create, with the data a form added', () => {
@@ -135,7 +144,7 @@ describe('answerJsonForm', () => {
 
 describe('viewJsonData', () => {
   it('keeps the page data, never its furniture, markup, functions or secrets', () => {
-    const user = { id: 1, name: 'Ada', toJSON: () => ({ id: 1, name: 'Ada', two_factor_secret: 'enc', nested: { remember_token: 'r', ok: true } }) }
+    const user = { id: 1, name: 'Ada', toJSON: () => ({ id: 1, name: 'Ada', totp_secret: 'enc', nested: { remember_token: 'r', ok: true } }) }
     const data = viewJsonData({ user, next: '/x', csrf_field: markup('<input>'), qr: markup('<svg/>'), messages: {}, old: () => '', new_token: 'secret', _private: 1 })
     assert.deepEqual(data, { user: { id: 1, name: 'Ada', nested: { ok: true } }, next: '/x' })
     assert.deepEqual(viewJsonData({ a: 1, b: 2 }, ['b']), { b: 2 })

@@ -11,7 +11,7 @@
  * | a redirect (any web route) | 200 `{"data": {"redirect": "<Location>", "message"?}}` (201 on a `creates()` route) |
  * | a redirect with flashed field errors | 422 `{"message", "code": "E_VALIDATION", "errors"}` |
  * | a redirect with a flashed `error` message | 409 `{"message", "code": "E_CONFLICT"}` |
- * | a redirect (or `{redirect}`) to `/two-factor-challenge`: a login waits for its second step | 401 `{"message", "code": "E_MFA_REQUIRED"}` |
+ * | a redirect (or `{redirect}`) after `answerJsonError(ctx, status, {message, code})` (a login waits for its second step: 401 `E_MFA_REQUIRED`) | that status and body |
  * | `ctx.view.render(name, data)` on a `form()` route | `{"data": <the view's data>}` (see `view/view-json-data`) |
  * | returned an object on a `form()` route | `{"data": <object>}` (an answer that already has `data` keeps it) |
  *
@@ -37,9 +37,8 @@ const ERRORS_FLASH = '_errors'
 const OLD_INPUT_FLASH = '_old_input'
 /** What a JSON answer carries instead of the next page: taken back from the session. */
 const ANSWERED_FLASH = ['success', 'status', 'error', ERRORS_FLASH, OLD_INPUT_FLASH]
-/** Where a login that waits for its second factor sends the browser: JSON gets 401 `E_MFA_REQUIRED`. */
-const CHALLENGE_PATH = '/two-factor-challenge'
-const CHALLENGE_ANSWER = { message: 'A second factor is required to finish this login.', code: 'E_MFA_REQUIRED' }
+/** `ctx.state` key: the error a converted redirect is answered with instead (`answerJsonError`). */
+const ERROR_ANSWER = 'jsonForms.error'
 
 /** The code of a page answered with an error status under JSON. */
 const STATUS_CODES: Record<number, string> = {
@@ -68,6 +67,18 @@ export function answersViewData(ctx: HttpContext): boolean {
 /** Adds `data` to what a converted redirect answers under JSON (a browser still gets the redirect). */
 export function answerData(ctx: HttpContext, data: Record<string, unknown>): void {
   ctx.state[EXTRA_DATA] = { ...(ctx.state[EXTRA_DATA] as Record<string, unknown> | undefined), ...data }
+}
+
+/**
+ * Under JSON, answers the page's redirect (or returned `{redirect}`) with this error instead: a
+ * login sent to its second step is 401 `E_MFA_REQUIRED`, not the challenge page's address.
+ */
+export function answerJsonError(ctx: HttpContext, status: number, body: { message: string; code: string }): void {
+  ctx.state[ERROR_ANSWER] = { status, body }
+}
+
+function errorAnswer(ctx: HttpContext): { status: number; body: { message: string; code: string } } | undefined {
+  return ctx.state[ERROR_ANSWER] as { status: number; body: { message: string; code: string } } | undefined
 }
 
 function isRedirect(ctx: HttpContext): boolean {
@@ -105,8 +116,9 @@ export function answerJsonForm(ctx: HttpContext): void {
       res.json({ message: flashed.error, code: 'E_CONFLICT' }, 409)
       return
     }
-    if (location.split('?')[0] === CHALLENGE_PATH) {
-      res.json(CHALLENGE_ANSWER, 401)
+    const instead = errorAnswer(ctx)
+    if (instead) {
+      res.json(instead.body, instead.status)
       return
     }
     const message = flashedMessage(flashed)
@@ -140,7 +152,8 @@ export function answerJsonForm(ctx: HttpContext): void {
   }
   const message = flashedMessage(ctx.session.takeFlashed(ANSWERED_FLASH))
   const answer = envelope(body, message)
-  if (isPlainObject(answer.data) && answer.data.redirect === CHALLENGE_PATH) res.json(CHALLENGE_ANSWER, 401)
+  const instead = errorAnswer(ctx)
+  if (instead && isPlainObject(answer.data) && typeof answer.data.redirect === 'string') res.json(instead.body, instead.status)
   else res.json(answer, status)
 }
 

@@ -91,8 +91,9 @@ export class SessionBrowser {
   }
 }
 
-/** An app on the `memory` driver, with its store. */
+/** An app on the `memory` driver, with its store and a browser on it. */
 export function memoryApp(extra: Record<string, unknown> = {}) {
   const store = new MemorySessionStore()
-  return { store, app: new FakeSessionApp({ driver: 'memory', ...extra }, store) }
+  const app = new FakeSessionApp({ driver: 'memory', ...extra }, store)
+  return { store, app, browser: new SessionBrowser(app) }
 }

@@ -7,15 +7,14 @@ import { FakeSessionApp, SessionBrowser, memoryApp } from './session-browser.tes
 
 describe('SessionMiddleware', () => {
   it('starts no session (no cookie) for a visitor who stores nothing', async () => {
-    const { app, store } = memoryApp()
-    const res = await new SessionBrowser(app).request({})
+    const { store, browser } = memoryApp()
+    const res = await browser.request({})
     assert.deepEqual(res.setCookies, [])
     assert.equal(store.size, 0)
   })
 
   it('keeps values across requests with a signed, HttpOnly, SameSite=Lax cookie', async () => {
-    const { app } = memoryApp()
-    const browser = new SessionBrowser(app)
+    const { browser } = memoryApp()
     const first = await browser.request({}, (ctx) => ctx.session.put('n', 41))
     const header = first.setCookies[0]!
     assert.match(header, /^trowel_session=s\./)
@@ -28,14 +27,13 @@ describe('SessionMiddleware', () => {
   })
 
   it('marks the cookie Secure over HTTPS', async () => {
-    const { app } = memoryApp()
-    const res = await new SessionBrowser(app).request({ secure: true }, (ctx) => ctx.session.put('a', 1))
+    const { browser } = memoryApp()
+    const res = await browser.request({ secure: true }, (ctx) => ctx.session.put('a', 1))
     assert.match(res.setCookies[0]!, /;\s*Secure/i)
   })
 
   it('ignores a tampered cookie: fresh session with a new id', async () => {
-    const { app } = memoryApp()
-    const browser = new SessionBrowser(app)
+    const { browser } = memoryApp()
     const first = await browser.request({}, (ctx) => ctx.session.put('user', 1))
     const good = browser.cookies.get('trowel_session')!
     browser.cookies.set('trowel_session', good.slice(0, -2) + (good.endsWith('AA') ? 'BB' : 'AA'))
@@ -45,8 +43,7 @@ describe('SessionMiddleware', () => {
   })
 
   it('never adopts a client-chosen id, even when correctly signed but unknown to the store', async () => {
-    const { app } = memoryApp()
-    const browser = new SessionBrowser(app)
+    const { browser } = memoryApp()
     const chosen = 'A'.repeat(43)
     browser.cookies.set('trowel_session', browser.jar.pack('trowel_session', chosen))
     const res = await browser.request({}, (ctx) => ctx.session.put('x', 1))
@@ -54,8 +51,7 @@ describe('SessionMiddleware', () => {
   })
 
   it('ignores a session cookie signed for another cookie name or another key', async () => {
-    const { app } = memoryApp()
-    const browser = new SessionBrowser(app)
+    const { browser } = memoryApp()
     const first = await browser.request({}, (ctx) => ctx.session.put('user', 1))
     const id = first.ctx.session.id
     for (const forged of [browser.jar.pack('other_cookie', id), new CookieJar('another-key-entirely-0123456789ab').pack('trowel_session', id), id]) {
@@ -67,8 +63,7 @@ describe('SessionMiddleware', () => {
   })
 
   it('regenerate() changes the id and CSRF token, keeps data, and destroys the old id in the store', async () => {
-    const { app, store } = memoryApp()
-    const browser = new SessionBrowser(app)
+    const { store, browser } = memoryApp()
     const first = await browser.request({}, (ctx) => {
       ctx.session.put('cart', [1])
       ctx.session.token()
@@ -89,8 +84,7 @@ describe('SessionMiddleware', () => {
   })
 
   it('invalidate() clears data, moves to a new id and destroys the old one', async () => {
-    const { app, store } = memoryApp()
-    const browser = new SessionBrowser(app)
+    const { store, browser } = memoryApp()
     const first = await browser.request({}, (ctx) => ctx.session.put('user', 7))
     const second = await browser.request({}, (ctx) => ctx.session.invalidate())
     assert.notEqual(second.ctx.session.id, first.ctx.session.id)
@@ -100,8 +94,7 @@ describe('SessionMiddleware', () => {
   })
 
   it('flash data lives for exactly the next request', async () => {
-    const { app } = memoryApp()
-    const browser = new SessionBrowser(app)
+    const { browser } = memoryApp()
     await browser.request({}, (ctx) => {
       ctx.session.flash('success', 'Saved.')
       assert.equal(ctx.session.getFlash('success'), undefined, 'not readable in the same request')
@@ -113,8 +106,7 @@ describe('SessionMiddleware', () => {
   })
 
   it('a HEAD request does not use up flash data', async () => {
-    const { app } = memoryApp()
-    const browser = new SessionBrowser(app)
+    const { browser } = memoryApp()
     await browser.request({}, (ctx) => ctx.session.flash('status', 'Saved.'))
     await browser.request({ method: 'HEAD' })
     await browser.request({ method: 'HEAD' })
@@ -124,8 +116,7 @@ describe('SessionMiddleware', () => {
   })
 
   it('reflash() keeps flash data one more request', async () => {
-    const { app } = memoryApp()
-    const browser = new SessionBrowser(app)
+    const { browser } = memoryApp()
     await browser.request({}, (ctx) => ctx.session.flash('status', 'hi'))
     await browser.request({}, (ctx) => ctx.session.reflash())
     const third = await browser.request({})
@@ -135,8 +126,7 @@ describe('SessionMiddleware', () => {
   })
 
   it('old input and errors reach the next request without passwords', async () => {
-    const { app } = memoryApp()
-    const browser = new SessionBrowser(app)
+    const { browser } = memoryApp()
     await browser.request({}, (ctx) => {
       ctx.session.flashInput({ email: 'a@b.co', password: 'secret-pass', password_confirmation: 'secret-pass' })
       ctx.session.flashErrors({ email: ['The email has already been taken.'] })
@@ -155,8 +145,7 @@ describe('SessionMiddleware', () => {
       { createdAt: Date.now() - 10 * 60_000, lastActivity: Date.now() - 3 * 60_000 },
       { createdAt: Date.now() - 30 * 60_000, lastActivity: Date.now() - 1_000 },
     ]) {
-      const { app, store } = memoryApp({ lifetime: 2, absolute_lifetime: 20 })
-      const browser = new SessionBrowser(app)
+      const { store, browser } = memoryApp({ lifetime: 2, absolute_lifetime: 20 })
       const id = 'B'.repeat(43)
       await store.write(id, { values: { user: 1 }, flash: {}, csrfToken: null, ...data }, 3600)
       browser.cookies.set('trowel_session', browser.jar.pack('trowel_session', id))
@@ -204,8 +193,7 @@ describe('SessionMiddleware', () => {
 
 describe('SessionMiddleware: the X-CSRF-TOKEN response header', () => {
   it('announces a token made, rotated or replaced after invalidate; never an unchanged one', async () => {
-    const { app } = memoryApp()
-    const browser = new SessionBrowser(app)
+    const { browser } = memoryApp()
     const made = await browser.request({}, (ctx) => ctx.session.token())
     const first = made.response.getHeader('x-csrf-token')
     assert.equal(first, made.ctx.session.currentToken(), 'the first token of a session')
@@ -222,8 +210,8 @@ describe('SessionMiddleware: the X-CSRF-TOKEN response header', () => {
   })
 
   it('sends nothing for a visitor whose request made no token', async () => {
-    const { app } = memoryApp()
-    const res = await new SessionBrowser(app).request({}, (ctx) => ctx.session.put('a', 1))
+    const { browser } = memoryApp()
+    const res = await browser.request({}, (ctx) => ctx.session.put('a', 1))
     assert.equal(res.response.getHeader('x-csrf-token'), undefined)
   })
 })

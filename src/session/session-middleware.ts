@@ -35,6 +35,7 @@ import {
   SESSION_ID_PATTERN,
   type BoundSessionStore,
   type SessionCookieSettings,
+  type SessionData,
   type SessionStore,
 } from './session-store.js'
 
@@ -110,18 +111,33 @@ function beginSession(app: Application, ctx: HttpContext): Session | Promise<Ses
   return loadSession(ctx, state, incomingId)
 }
 
-async function loadSession(ctx: HttpContext, state: RequestSessionState, incomingId: string): Promise<Session> {
+/** The stored session of `incomingId` (or a new one); without a promise when the store holds it at hand and it is live. */
+function loadSession(ctx: HttpContext, state: RequestSessionState, incomingId: string): Session | Promise<Session> {
+  const store = state.store as Partial<BoundSessionStore>
+  if (state.bound && typeof store.readNow === 'function') {
+    const data = store.readNow(incomingId)
+    const now = Date.now()
+    if (data === null) return install(ctx, state, new Session(null))
+    if (!expired(data, state.config, now)) return install(ctx, state, new Session(incomingId, data, now))
+  }
+  return readSession(ctx, state, incomingId)
+}
+
+async function readSession(ctx: HttpContext, state: RequestSessionState, incomingId: string): Promise<Session> {
   const { store, config } = state
   let session: Session | null = null
   const data = await store.read(incomingId)
   if (data) {
     const now = Date.now()
-    const idle = now - data.lastActivity > config.lifetime * 60_000
-    const tooOld = now - data.createdAt > config.absolute_lifetime * 60_000
-    if (idle || tooOld) await store.destroy(incomingId)
+    if (expired(data, config, now)) await store.destroy(incomingId)
     else session = new Session(incomingId, data, now)
   }
   return install(ctx, state, session ?? new Session(null))
+}
+
+/** Past the idle lifetime, or the absolute one however active. */
+function expired(data: SessionData, config: SessionConfig, now: number): boolean {
+  return now - data.lastActivity > config.lifetime * 60_000 || now - data.createdAt > config.absolute_lifetime * 60_000
 }
 
 function install(ctx: HttpContext, state: RequestSessionState, session: Session): Session {

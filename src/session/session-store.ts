@@ -39,6 +39,8 @@ export interface RequestBoundSessionStore extends SessionStore {
 export interface BoundSessionStore extends SessionStore {
   /** The session id found in the request's (verified) cookie, or null. */
   readonly incomingId: string | null
+  /** `read(id)` without a promise, for a store that holds the data already (the cookie's). */
+  readNow?(id: string): SessionData | null
 }
 
 /** How the session cookie is written. */

@@ -8,12 +8,11 @@ import { HttpContext } from '../http/context.js'
 import { CsrfError } from '../http/errors.js'
 import type { Application } from '../foundation/application.js'
 import { Session, VerifyCsrfTokenMiddleware, csrfField } from './index.js'
-import { APP_KEY, FakeSessionApp, SessionBrowser, memoryApp, type FakeRequest } from './session-browser.test-kit.js'
+import { APP_KEY, FakeSessionApp, memoryApp, type FakeRequest } from './session-browser.test-kit.js'
 
 describe('VerifyCsrfTokenMiddleware', () => {
   async function withToken() {
-    const { app } = memoryApp()
-    const browser = new SessionBrowser(app)
+    const { browser } = memoryApp()
     const first = await browser.request({}, (ctx) => ctx.session.token())
     return { browser, token: first.ctx.session.currentToken() as string }
   }
@@ -52,8 +51,8 @@ describe('VerifyCsrfTokenMiddleware', () => {
   })
 
   it('refuses a POST from a visitor with no session token at all', async () => {
-    const { app } = memoryApp()
-    const res = await new SessionBrowser(app).request({ method: 'POST', body: { __token: 'anything' } })
+    const { browser } = memoryApp()
+    const res = await browser.request({ method: 'POST', body: { __token: 'anything' } })
     assert.ok(res.error instanceof CsrfError)
   })
 
@@ -65,8 +64,7 @@ describe('VerifyCsrfTokenMiddleware', () => {
   })
 
   it('lets GET/HEAD/OPTIONS through and honours ctx.state.csrfExempt', async () => {
-    const { app } = memoryApp()
-    const browser = new SessionBrowser(app)
+    const { app, browser } = memoryApp()
     for (const method of ['GET', 'HEAD', 'OPTIONS']) assert.equal((await browser.request({ method })).error, undefined)
     const exempt = new HttpContextProbe(app)
     await exempt.check()

@@ -4,7 +4,7 @@ import { Encrypter } from './encrypter.js'
 
 const KEY = 'k'.repeat(40)
 const OLD = 'base64:' + Buffer.alloc(32, 7).toString('base64')
-const PLACE = 'users.two_factor_secret:1'
+const PLACE = 'users.totp_secret:1'
 
 describe('Encrypter', () => {
   it('round-trips, with a fresh IV each time, in the v1 format', () => {
@@ -20,7 +20,7 @@ describe('Encrypter', () => {
   it('binds the value to its place: another context does not decrypt', () => {
     const e = new Encrypter(KEY)
     const a = e.encrypt('secret', PLACE)
-    assert.equal(e.decrypt(a, 'users.two_factor_secret:2'), undefined)
+    assert.equal(e.decrypt(a, 'users.totp_secret:2'), undefined)
   })
 
   it('refuses altered, truncated, foreign and non-canonical values', () => {

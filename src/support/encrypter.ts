@@ -1,9 +1,9 @@
 /**
  * @module support/encrypter
- * Encrypts values kept at rest (a TOTP secret in `users.two_factor_secret`) with AES-256-GCM under
+ * Encrypts values kept at rest (a TOTP secret in a users column) with AES-256-GCM under
  * a key derived by HKDF-SHA256 from APP_KEY, with an info string of its own, so it never equals a
  * key the cookies use. Each value is bound to its place by the additional authenticated data
- * (e.g. `users.two_factor_secret:42`): a ciphertext copied to another row or column does not
+ * (e.g. `users.totp_secret:42`): a ciphertext copied to another row or column does not
  * decrypt. Keys in APP_PREVIOUS_KEYS still decrypt, and `decrypt()` says when one of them was
  * needed, so the caller can write the value again under the current key (`encrypt()` always
  * uses it).
@@ -12,8 +12,8 @@
  *
  * @example
  * const encrypter = app.make('encrypter')
- * const stored = encrypter.encrypt('JBSWY3DPEHPK3PXP', 'users.two_factor_secret:42')
- * encrypter.decrypt(stored, 'users.two_factor_secret:42') // { value: 'JBSWY3DPEHPK3PXP', rotated: false }
+ * const stored = encrypter.encrypt('JBSWY3DPEHPK3PXP', 'users.totp_secret:42')
+ * encrypter.decrypt(stored, 'users.totp_secret:42') // { value: 'JBSWY3DPEHPK3PXP', rotated: false }
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
 import { decodeAppKey } from './app-key.js'

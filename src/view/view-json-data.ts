@@ -8,7 +8,7 @@ import { loadNunjucks } from './load-nunjucks.js'
 /** Keys of a view's data never answered as JSON: the page's own furniture. */
 const VIEW_ONLY = new Set(['csrf_field', 'csrf_token', 'messages', 'errors', 'old', 'session', 'request', 'flash', 'route', 'has_route'])
 
-/** Keys that name a secret: left out of a view's data at any depth (a user's `two_factor_secret`, a `new_token`...). */
+/** Keys that name a secret: left out of a view's data at any depth (a user's TOTP `..._secret`, a `new_token`...). */
 const SECRET_KEY = /password|secret|token|hash|recovery_code/i
 
 /**

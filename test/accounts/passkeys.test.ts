@@ -26,10 +26,16 @@ const JSON_HEADERS = { accept: 'application/json' }
 
 const b64url = (bytes: Uint8Array | Buffer | string) => Buffer.from(bytes as Uint8Array).toString('base64url')
 
+// One app for the file: the second suite serves it again with its own budget.
+let app: TestApp
+let db: Knex
+after(async () => {
+  await db?.destroy()
+  await app?.cleanup()
+})
+
 describe('passkeys over HTTP', () => {
-  let app: TestApp
   let server: Server
-  let db: Knex
 
   before(async () => {
     app = await newApp({ env: { MAIL_DRIVER: 'log', APP_URL: ORIGIN, APP_NAME: 'Passkey Test' } })
@@ -41,10 +47,7 @@ describe('passkeys over HTTP', () => {
     server = await app.serve()
     db = appDb(app)
   })
-  after(async () => {
-    await db?.destroy()
-    await app?.cleanup()
-  })
+  after(() => server?.stop())
 
   /** A client with a session and a CSRF token (from `page`). */
   async function visitor(page = '/login'): Promise<Client> {
@@ -708,23 +711,16 @@ describe('passkeys over HTTP', () => {
 })
 
 describe('passkey sign-in options under the per-address budget', () => {
-  let app: TestApp
   let server: Server
-  let db: Knex
 
+  // The file's app with its `ip` budget on (3 a minute), served afresh: a new process, so no
+  // slot is taken yet; the sign-in challenges the first suite left are removed.
   before(async () => {
-    app = await newApp({ env: { MAIL_DRIVER: 'log', APP_URL: ORIGIN, APP_NAME: 'Passkey Test' } })
-    applyAuthSteps(app)
-    budgetsOff(app, ['ip'])
     setBudgets(app, { ip: { attempts: 3, minutes: 1 } })
-    migrate(app)
+    await db('auth_challenges').where('purpose', 'passkey_login').del()
     server = await app.serve()
-    db = appDb(app)
   })
-  after(async () => {
-    await db?.destroy()
-    await app?.cleanup()
-  })
+  after(() => server?.stop())
 
   it('each options call takes a slot of `ip`: over it, 429 with Retry-After and no challenge stored', async () => {
     const client = new Client(server.url)

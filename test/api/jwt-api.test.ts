@@ -322,46 +322,46 @@ describe('JWT API wiring variants', () => {
     }
   })
 
-  it('a missing or short JWT_SECRET stops the app at startup naming JWT_SECRET', async () => {
-    const app = await newApp()
-    try {
+  describe('JWT_SECRET at startup (one app)', () => {
+    let app: TestApp
+    before(async () => {
+      app = await newApp()
       applyAuthSteps(app)
       applyApiSteps(app)
       migrate(app)
+    })
+    after(() => app.cleanup())
+
+    it('rotating JWT_SECRET: tokens of a previous secret verify only while it is listed in JWT_PREVIOUS_SECRETS', async () => {
+      const old = /^JWT_SECRET=(.+)$/m.exec(app.read('.env'))![1]!
+      let server = await app.serve()
+      try {
+        await registerUser(server.url, 'rotate@example.test')
+        const token = await getToken(server.url, 'rotate@example.test')
+        await server.stop()
+        const fresh = 'n'.repeat(20) + Buffer.from('a new secret for rotation tests').toString('base64url')
+        app.edit('.env', (t) => t.replace(/^JWT_SECRET=.*$/m, `JWT_SECRET=${fresh}`))
+        server = await app.serve({ JWT_PREVIOUS_SECRETS: old })
+        assert.equal((await new Client(server.url).get('/api/me', { authorization: `Bearer ${token}` })).status, 200)
+        const renewed = await new Client(server.url).postJson('/api/reauth', { token })
+        assert.equal(renewed.status, 200)
+        await server.stop()
+        server = await app.serve()
+        assert.equal((await new Client(server.url).get('/api/me', { authorization: `Bearer ${token}` })).status, 401)
+        assert.equal((await new Client(server.url).get('/api/me', { authorization: `Bearer ${renewed.json().data}` })).status, 200)
+      } finally {
+        await server.stop()
+      }
+    })
+
+    // After the rotation: it takes the secret away.
+    it('a missing or short JWT_SECRET stops the app at startup naming JWT_SECRET', async () => {
       app.edit('.env', (t) => t.replace(/^JWT_SECRET=.*$/m, 'JWT_SECRET=short'))
       await assert.rejects(app.serve(), /JWT_SECRET/)
       app.edit('.env', (t) => t.replace(/^JWT_SECRET=.*$/m, ''))
       await assert.rejects(app.serve(), /JWT_SECRET/)
       // With --workers the primary stops too (exit 1), instead of restarting workers for ever.
       await assert.rejects(app.serve({}, ['--workers', '2']), /exited with 1 before listening[\s\S]*JWT_SECRET/)
-    } finally {
-      await app.cleanup()
-    }
-  })
-
-  it('rotating JWT_SECRET: tokens of a previous secret verify only while it is listed in JWT_PREVIOUS_SECRETS', async () => {
-    const app = await newApp()
-    try {
-      applyAuthSteps(app)
-      applyApiSteps(app)
-      migrate(app)
-      const old = /^JWT_SECRET=(.+)$/m.exec(app.read('.env'))![1]!
-      let server = await app.serve()
-      await registerUser(server.url, 'rotate@example.test')
-      const token = await getToken(server.url, 'rotate@example.test')
-      await server.stop()
-      const fresh = 'n'.repeat(20) + Buffer.from('a new secret for rotation tests').toString('base64url')
-      app.edit('.env', (t) => t.replace(/^JWT_SECRET=.*$/m, `JWT_SECRET=${fresh}`))
-      server = await app.serve({ JWT_PREVIOUS_SECRETS: old })
-      assert.equal((await new Client(server.url).get('/api/me', { authorization: `Bearer ${token}` })).status, 200)
-      const renewed = await new Client(server.url).postJson('/api/reauth', { token })
-      assert.equal(renewed.status, 200)
-      await server.stop()
-      server = await app.serve()
-      assert.equal((await new Client(server.url).get('/api/me', { authorization: `Bearer ${token}` })).status, 401)
-      assert.equal((await new Client(server.url).get('/api/me', { authorization: `Bearer ${renewed.json().data}` })).status, 200)
-    } finally {
-      await app.cleanup()
-    }
+    })
   })
 })

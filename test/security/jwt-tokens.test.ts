@@ -336,6 +336,36 @@ describe('JWT: forged and malformed tokens; token routes under attack', () => {
     assert.equal(await getToken(server.url, 'victim@example.test').then((t) => typeof t), 'string', 'the account still works')
   })
 
+  it('credential routes: a 900 KB username is 413 E_PAYLOAD_TOO_LARGE, refused on its declared length; under 16 KiB the field rules answer 422', async () => {
+    const username = 'u'.repeat(900 * 1024) + '@example.test'
+    const api = await new Client(server.url).postJson('/api/auth', { username, password: PASSWORD })
+    assert.equal(api.status, 413, api.text.slice(0, 200))
+    assert.equal(api.json().code, 'E_PAYLOAD_TOO_LARGE')
+    const web = new Client(server.url)
+    const page = await web.request('POST', '/login', { form: { email: username, password: PASSWORD } })
+    assert.equal(page.status, 413)
+    assert.match(page.headers.get('content-type') ?? '', /text\/html/)
+    const json = await web.request('POST', '/login', { form: { email: username, password: PASSWORD }, headers: { accept: 'application/json' } })
+    assert.equal(json.status, 413)
+    assert.equal(json.json().code, 'E_PAYLOAD_TOO_LARGE')
+    // Under the limit (a 15 KB body), the 320-byte rule answers, not the body limit.
+    const long = await new Client(server.url).postJson('/api/auth', { username: 'x'.repeat(321) + '@example.test', password: PASSWORD, pad: 'p'.repeat(15 * 1024) })
+    assert.equal(long.status, 422, long.text)
+    assert.equal(long.json().code, 'E_VALIDATION')
+    // Only the headers and a kilobyte of the 900 KB are ever sent: the answer still comes, so the
+    // server decided on the declared length and never waited for (or kept) the rest.
+    const start = `{"username":"${'u'.repeat(1024)}`
+    const raw = await rawHttp(server.port, [
+      'POST /api/auth HTTP/1.1', `Host: 127.0.0.1:${server.port}`, 'Connection: close', 'Content-Type: application/json',
+      `Content-Length: ${900 * 1024}`, '', start,
+    ].join('\r\n'))
+    assert.equal(raw.status, 413, raw.head)
+    assert.equal(JSON.parse(raw.body).code, 'E_PAYLOAD_TOO_LARGE')
+    // Other routes keep the app's 1 MiB limit.
+    const other = await new Client(server.url).postJson('/api/me', { pad: 'p'.repeat(900 * 1024) }, { authorization: `Bearer ${token}` })
+    assert.equal(other.status, 200, other.text.slice(0, 200))
+  })
+
   it('a 1 MB password is refused (401/413/422), never 5xx, never a token', async () => {
     const huge = 'p'.repeat(1000 * 1000)
     const r = await new Client(server.url).postJson('/api/auth', { username: 'victim@example.test', password: huge })

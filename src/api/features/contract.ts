@@ -8,7 +8,7 @@
  */
 import type { Application } from '../../foundation/application.js'
 import type { MiddlewareClass } from '../../http/middleware.js'
-import type { RouteDefinition } from '../../routing/route-definition.js'
+import type { RouteEntry } from '../../routing/route-group.js'
 import type { AuthInventory, InventoryKind } from '../../auth/inventory/index.js'
 import type { JwtDriverConfig } from '../jwt-service.js'
 import type { DriverSettings } from '../api-config.js'
@@ -46,8 +46,11 @@ export interface ApiFeatureModule<Options = unknown> {
    * key); null: off. Without it the piece is always on, with no options.
    */
   options?(context: ApiOptionsContext): Options | null
-  /** Its routes, added by `Api.routes()` in list order (made API routes by the piece). */
-  routes?(options: ApiRoutesOptions): RouteDefinition[]
+  /**
+   * Its routes, added by `Api.routes()` in list order (made API routes by the piece); what depends
+   * on the app mounting them is a `Route.deferred` entry (routes/web.ts is read without the app).
+   */
+  routes?(options: ApiRoutesOptions): RouteEntry[]
   /** What it adds, when on, to the JwtService's settings (`families`, `epochs`). */
   jwt?(options: Options): Partial<JwtDriverConfig>
   /** Bindings that exist whether or not it is on (built on first use). */

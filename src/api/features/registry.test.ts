@@ -8,6 +8,10 @@ import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Route } from '../../routing/route.js'
+import type { RouteDefinition } from '../../routing/route-definition.js'
+import { DeferredRoutes, RouteGroup, type RouteEntry } from '../../routing/route-group.js'
+import { CREDENTIAL_BODY_LIMIT } from '../../http/body-parser.js'
+import { defineFeature } from '../../auth/features/contract.js'
 import type { Application } from '../../foundation/application.js'
 import type { MiddlewareClass } from '../../http/middleware.js'
 import type { DriverSettings } from '../api-config.js'
@@ -25,6 +29,23 @@ function context(settings: DriverSettings): ApiOptionsContext {
   return { app, settings, jwt: () => ({ algorithm: 'HS512', secret: 'x'.repeat(64), model, expires: 15, version: null, authenticates: false }) }
 }
 
+/** An app whose auth feature list is one feature, `api_pair`, with two API routes (and it is on). */
+const mountingApp = {
+  has: (key: string) => key === 'auth.features',
+  make: () => [defineFeature({ name: 'api_pair', apiRoutes: ({ authRoute }) => [Route.post(`${authRoute}/pair`, () => '').name('api.pair'), Route.post(`${authRoute}/pair/verify`, () => '').name('api.pair.verify')] })],
+  get: (key: string) => (key === 'auth.config' ? { features: new Set(['api_pair']) } : undefined),
+} as unknown as Application
+
+/** `entries` as the router mounting them on `mountingApp` sees them: groups and deferred entries expanded. */
+function expand(entries: RouteEntry[]): RouteDefinition[] {
+  return entries.flatMap((entry): RouteDefinition[] => {
+    if (Array.isArray(entry)) return expand(entry)
+    if (entry instanceof RouteGroup) return expand(entry.routes)
+    if (entry instanceof DeferredRoutes) return expand(entry.build(mountingApp))
+    return [entry]
+  })
+}
+
 describe('the API feature list', () => {
   it('lists each piece once, and every migration it names exists', () => {
     const names = apiFeatures().map((f) => f.name)
@@ -36,9 +57,9 @@ describe('the API feature list', () => {
     assert.throws(() => ResolvedApiFeatures.resolve(context({}), [defineApiFeature({ name: 'a' }), defineApiFeature({ name: 'a' })]), /Two API features are named "a"/)
   })
 
-  it('Api.routes() lists the pieces\' routes in the order they have always had', () => {
+  it('Api.routes() lists the pieces\' routes in the order they have always had, the auth features\' API routes after the second step', () => {
     assert.deepEqual(
-      Api.routes().map((r) => `${r.methods[0]} ${r.path} ${r.routeName}`),
+      expand(Api.routes()).map((r) => `${r.methods[0]} ${r.path} ${r.routeName}`),
       [
         'GET /account/tokens account.tokens',
         'POST /account/tokens account.tokens.store',
@@ -46,6 +67,8 @@ describe('the API feature list', () => {
         'POST /account/tokens/@id/revoke account.tokens.revoke',
         'POST /api/auth api.auth',
         'POST /api/auth/two-factor api.auth.two_factor',
+        'POST /api/auth/pair api.pair',
+        'POST /api/auth/pair/verify api.pair.verify',
         'POST /api/reauth api.reauth',
         'POST /api/logout api.logout',
         'POST /api/revoke api.revoke',
@@ -53,13 +76,19 @@ describe('the API feature list', () => {
         'GET /api/openapi.json api.openapi',
       ],
     )
-    const custom = Api.routes({ tokensPage: false, authRoute: '/token', reauthRoute: '/token/again', jwksRoute: '/keys', openapiRoute: '/doc' })
-    assert.deepEqual(custom.map((r) => r.path), ['/token', '/token/two-factor', '/token/again', '/api/logout', '/api/revoke', '/keys', '/doc'])
+    const custom = expand(Api.routes({ tokensPage: false, authRoute: '/token', reauthRoute: '/token/again', jwksRoute: '/keys', openapiRoute: '/doc' }))
+    assert.deepEqual(custom.map((r) => r.path), ['/token', '/token/two-factor', '/token/pair', '/token/pair/verify', '/token/again', '/api/logout', '/api/revoke', '/keys', '/doc'])
     for (const route of custom) {
       assert.equal(route.json, true, route.path)
       assert.equal(route.csrfExempt, true, route.path)
       assert.deepEqual(route.requiresProvider, { name: 'ApiProvider', key: 'Api.routes() in routes/web.ts' })
+      assert.ok(route.excludedMiddleware.includes('web'), route.path)
     }
+    // Every token route (each takes a password, a code or a token) has the credential body limit; the GETs keep the app's.
+    const posts = custom.filter((r) => r.methods.includes('POST'))
+    assert.equal(posts.length, 7)
+    for (const route of posts) assert.equal(route.maxBodyBytes, CREDENTIAL_BODY_LIMIT, route.path)
+    for (const route of custom.filter((r) => r.methods.includes('GET'))) assert.equal(route.maxBodyBytes, undefined, route.path)
   })
 
   it('checks each piece\'s keys of DRIVERS.jwt, naming the key', () => {
@@ -101,6 +130,6 @@ describe('the API feature list', () => {
     assert.deepEqual(calls, ['register on', 'register off', 'install on 1'])
     assert.deepEqual(app.kernel.routeMiddleware, { taken: [Own], mine: [Theirs] })
     // Routes do not depend on the settings (routes/web.ts is read without the app).
-    assert.deepEqual(apiFeatureRoutes({}, [on, off]).map((r) => r.path), ['/on', '/off'])
+    assert.deepEqual(expand(apiFeatureRoutes({}, [on, off])).map((r) => r.path), ['/on', '/off'])
   })
 })

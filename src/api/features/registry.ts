@@ -5,7 +5,7 @@
  * function takes the list (default: `apiFeatures()`) so tests can pass their own.
  */
 import type { Application } from '../../foundation/application.js'
-import type { RouteDefinition } from '../../routing/route-definition.js'
+import type { RouteEntry } from '../../routing/route-group.js'
 import type { AuthInventory } from '../../auth/inventory/index.js'
 import type { JwtDriverConfig } from '../jwt-service.js'
 import type { ApiFeatureModule, ApiOptionsContext, ApiRoutesOptions } from './contract.js'
@@ -13,8 +13,8 @@ import { apiFeatures } from './index.js'
 
 type List = readonly ApiFeatureModule<unknown>[]
 
-/** The routes of every piece, in list order. */
-export function apiFeatureRoutes(options: ApiRoutesOptions, list: List = apiFeatures()): RouteDefinition[] {
+/** The routes of every piece, in list order (with the `Route.deferred` entries the router expands). */
+export function apiFeatureRoutes(options: ApiRoutesOptions, list: List = apiFeatures()): RouteEntry[] {
   return list.flatMap((f) => f.routes?.(options) ?? [])
 }
 

@@ -8,6 +8,15 @@ import { TokenEpochs, epochChannel, POLL_OVERLAP_MS, DEFAULT_SAFETY_POLL_MS, MAX
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/** Whether `follower` learns an epoch of `id` above `above` within 40 looks, `stepMs` apart. */
+async function learns(follower: TokenEpochs, id: string, above: number, stepMs: number): Promise<boolean> {
+  for (let i = 0; i < 40; i++) {
+    if (follower.known(id) > above) return true
+    await sleep(stepMs)
+  }
+  return false
+}
+
 /** Whether a Redis answers at REDIS_URL (CI has one; the Redis cases are skipped without it). */
 async function redisReachable(): Promise<boolean> {
   const url = new URL(REDIS_URL)
@@ -126,12 +135,7 @@ describe('TokenEpochs', () => {
       // A raise that published nothing (its process had no Redis, or the message was lost).
       const silent = new TokenEpochs({ db: () => knex, table: 'users', primaryKey: 'id', channel })
       await silent.bump(1)
-      let learnt = false
-      for (let i = 0; i < 40 && !learnt; i++) {
-        learnt = follower.known('1') > before
-        if (!learnt) await sleep(50)
-      }
-      assert.ok(learnt, 'the safety poll did not see the raise')
+      assert.ok(await learns(follower, '1', before, 50), 'the safety poll did not see the raise')
     } finally {
       await follower.stop()
     }
@@ -145,12 +149,7 @@ describe('TokenEpochs', () => {
     try {
       const before = follower.known('2')
       await raiser.bump(2)
-      let learnt = false
-      for (let i = 0; i < 40 && !learnt; i++) {
-        learnt = follower.known('2') > before
-        if (!learnt) await sleep(25)
-      }
-      assert.ok(learnt, 'the published raise did not arrive')
+      assert.ok(await learns(follower, '2', before, 25), 'the published raise did not arrive')
     } finally {
       await Promise.all([follower.stop(), raiser.stop()])
     }

@@ -5,16 +5,21 @@
  * with an `mfa_token`, answered on POST `<authRoute>/two-factor` with `code` or `recovery_code`,
  * see second-step); POST reauthRoute (`token`) → `{"data": "<new JWT>"}`; POST /api/logout
  * (Bearer) → 204; POST /api/revoke (`token`, RFC 7009) → 200. Between the second step and reauth,
- * the API routes of the auth features that are on (sign-in by e-mail, ...). Declared in
- * `routes/web.ts` but outside the `web` stack: no session, no cookie, no CSRF, JSON errors.
- * Served only when ApiProvider is registered (startup stops otherwise).
+ * the API routes of the auth features the mounting app turned on (sign-in by e-mail, ...): a
+ * `Route.deferred` entry, expanded with that app. Declared in `routes/web.ts` but outside the
+ * `web` stack: no session, no cookie, no CSRF, JSON errors. Each takes a password, a code or a
+ * token, so each has the credential body limit. Served only when ApiProvider is registered
+ * (startup stops otherwise).
  */
 import { Route } from '../../routing/route.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
+import type { RouteEntry } from '../../routing/route-group.js'
+import type { Application } from '../../foundation/application.js'
 import type { HttpContext } from '../../http/context.js'
+import { CREDENTIAL_BODY_LIMIT } from '../../http/body-parser.js'
 import { ValidationError } from '../../http/errors.js'
-import { featureApiRoutes } from '../../auth/features/registry.js'
-import { configuredFeatures } from '../../auth/auth-routes.js'
+import { featureApiRoutes, featuresOf } from '../../auth/features/registry.js'
+import { enabledFeatures } from '../../auth/auth-routes.js'
 import { ApiCredentialsError } from '../errors.js'
 import { jwtGuardOf } from '../guards/jwt/jwt-guard-of.js'
 import { asApiRoute } from '../api-route.js'
@@ -60,17 +65,25 @@ async function revoke(ctx: HttpContext): Promise<unknown> {
   return {}
 }
 
-function tokenRoute(path: string, handler: (ctx: HttpContext) => unknown, name: string): RouteDefinition {
-  return asApiRoute(Route.post(path, handler).name(name))
+/** An API route with the credential body limit (it takes a password, a code or a token: a few kilobytes). */
+function asTokenRoute(route: RouteDefinition): RouteDefinition {
+  return asApiRoute(route).bodyLimit(CREDENTIAL_BODY_LIMIT)
 }
 
-export function tokenRoutes(options: ApiRoutesOptions): RouteDefinition[] {
+function tokenRoute(path: string, handler: (ctx: HttpContext) => unknown, name: string): RouteDefinition {
+  return asTokenRoute(Route.post(path, handler).name(name))
+}
+
+export function tokenRoutes(options: ApiRoutesOptions): RouteEntry[] {
   const authRoute = options.authRoute ?? '/api/auth'
   return [
     tokenRoute(authRoute, issueToken, 'api.auth'),
     tokenRoute(`${authRoute}/two-factor`, issueTokenTwoFactor, 'api.auth.two_factor'),
-    // The API routes of the auth features that are on (sign-in by e-mail, ...), made API routes.
-    ...featureApiRoutes(configuredFeatures(), { authRoute }).map(asApiRoute),
+    // The API routes of the auth features the mounting app turned on (sign-in by e-mail, ...), made token routes.
+    Route.deferred((owner) => {
+      const app = owner as Application
+      return featureApiRoutes(enabledFeatures(app), { authRoute }, featuresOf(app), app).map(asTokenRoute)
+    }),
     tokenRoute(options.reauthRoute ?? '/api/reauth', reissueToken, 'api.reauth'),
     tokenRoute(options.logoutRoute ?? '/api/logout', logout, 'api.logout'),
     tokenRoute(options.revokeRoute ?? '/api/revoke', revoke, 'api.revoke'),

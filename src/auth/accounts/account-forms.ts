@@ -17,7 +17,7 @@ import { eventBase } from '../events.js'
 import { AUTH_COOKIE, REMEMBER_COOKIE } from '../guards/web/types.js'
 import { markPasswordConfirmed } from '../middleware/password-confirm-middleware.js'
 import { isVerified } from './verification.js'
-import { twoFactorOn } from './two-factor-status.js'
+import { factorFlags } from './factor-flags.js'
 import { currentLoginHash } from './device-forms.js'
 import { liftPasswordLock } from './password-lock.js'
 import { rotateCurrentLogin } from '../guards/web/guard.js'
@@ -53,7 +53,7 @@ export const AccountForms = {
       verification: manager.resolved.features.has('email_verification'),
       // No password yet (made by a provider, a passkey or a mailed link): the form sets a first one.
       has_password: hasPassword(ctx, user),
-      two_factor_on: await twoFactorOn(ctx, user),
+      ...(await factorFlags(ctx, user)),
     })
   },
 

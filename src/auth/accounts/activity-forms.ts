@@ -10,6 +10,7 @@ import type { MigratedTables } from '../inventory/migrated-tables.js'
 import type { HttpContext } from '../../http/context.js'
 import { db } from '../../database/database-manager.js'
 import { AUDIT_TABLE } from '../audit/audit-log.js'
+import { parseDetails } from '../audit/audit-query.js'
 import { describeUserAgent } from './devices.js'
 import { formatWhen } from './device-forms.js'
 
@@ -59,16 +60,6 @@ export interface ActivityEntry {
   client: string
 }
 
-function details(value: unknown): Record<string, unknown> {
-  if (typeof value !== 'string' || value === '') return {}
-  try {
-    const parsed = JSON.parse(value) as unknown
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {}
-  } catch {
-    return {}
-  }
-}
-
 /** An event type in plain words. */
 export function describeEvent(type: string, detail: Record<string, unknown> = {}): string {
   if (type === 'auth:device_revoked' && detail.device === 'others') return 'All other devices logged out'
@@ -97,7 +88,7 @@ export async function recentActivity(knex: Knex, userId: unknown, migrated: Migr
     return {
       id: Number(row.id),
       type,
-      label: describeEvent(type, details(row.details)),
+      label: describeEvent(type, parseDetails(row.details)),
       at: valid,
       when: formatWhen(valid),
       iso: valid?.toISOString() ?? '',

@@ -15,7 +15,6 @@ import { lazyModule } from '../../support/lazy-module.js'
 
 /** bowser, loaded by the first user agent described. */
 const bowser = lazyModule<typeof BowserType>('bowser')
-import type { AuthManager } from '../auth-manager.js'
 import type { AuthInventory } from '../inventory/index.js'
 
 /** One logged-in device (or client) of a user, as the devices page shows it. */
@@ -91,8 +90,8 @@ export class DeviceRegistry {
   }
 }
 
-/** The app's device sources (`manager.devices`: the web logins built in). */
-export function devicesOf(manager: AuthManager): DeviceRegistry {
+/** The app's device sources (`manager.devices`: the web logins built in); typed by shape, so this module needs no AuthManager. */
+export function devicesOf(manager: { readonly devices: DeviceRegistry }): DeviceRegistry {
   return manager.devices
 }
 

@@ -5,6 +5,7 @@
  * security e-mail (GET and HEAD show a page, its button POSTs).
  */
 import { Route } from '../../routing/route.js'
+import { CREDENTIAL_BODY_LIMIT } from '../../http/body-parser.js'
 import { emailLinkRoutes } from '../features/shared-routes.js'
 import { defineFeature } from '../features/contract.js'
 
@@ -15,11 +16,11 @@ export const accountFeature = defineFeature({
     // An address change mails the same link as registration's verification.
     ...(on.has('email_verification') ? [] : emailLinkRoutes()),
     Route.get('/confirm-password', 'auth/ConfirmPasswordController@show').name('password.confirm').middleware(['auth']),
-    Route.post('/confirm-password', 'auth/ConfirmPasswordController@store').name('password.confirm.store').middleware(['auth']),
+    Route.post('/confirm-password', 'auth/ConfirmPasswordController@store').name('password.confirm.store').middleware(['auth']).bodyLimit(CREDENTIAL_BODY_LIMIT),
     Route.get('/account', 'auth/AccountController@show').name('account').middleware(['auth']),
     Route.post('/account/profile', 'auth/AccountController@updateProfile').name('account.profile').middleware(['auth']),
     Route.post('/account/email', 'auth/AccountController@changeEmail').name('account.email').middleware(['auth']),
-    Route.post('/account/password', 'auth/AccountController@changePassword').name('account.password').middleware(['auth']),
+    Route.post('/account/password', 'auth/AccountController@changePassword').name('account.password').middleware(['auth']).bodyLimit(CREDENTIAL_BODY_LIMIT),
     Route.get('/account/devices', 'auth/DevicesController@index').name('account.devices').middleware(['auth']),
     Route.post('/account/devices/revoke-others', 'auth/DevicesController@revokeOthers').name('account.devices.revoke_others').middleware(['auth', 'password.confirm']),
     Route.post('/account/devices/@id/revoke', 'auth/DevicesController@revoke').name('account.devices.revoke').middleware(['auth']),

@@ -13,7 +13,7 @@ import type { Emitter } from '../../events/emitter.js'
 import type { Logger } from '../../support/logger.js'
 import type { EventMap } from '../../events/event-map.js'
 import type { AuthEventBase, AuthEvents } from '../events.js'
-import { authFeatures } from '../features/index.js'
+import type { AuthFeatureModule } from '../features/contract.js'
 
 export const AUDIT_TABLE = 'auth_events'
 
@@ -41,9 +41,9 @@ const RECORDED: Record<keyof AuthEvents, true> = {
   'auth:secured': true,
 }
 
-/** Every auth event the audit log records: the core's, then each feature's. */
-export function authEventNames(): string[] {
-  return [...Object.keys(RECORDED), ...authFeatures().flatMap((f) => Object.keys(f.events ?? {}))]
+/** Every auth event the audit log records: the core's, then each of `list`'s features'. */
+export function authEventNames(list: readonly AuthFeatureModule[]): string[] {
+  return [...Object.keys(RECORDED), ...list.flatMap((f) => Object.keys(f.events ?? {}))]
 }
 
 /** Fields of a payload that are columns, not details. */
@@ -81,9 +81,9 @@ export class AuditLog {
     private readonly migrated: MigratedTables = new MigratedTables(db),
   ) {}
 
-  /** Subscribes to every auth event. */
-  listen(events: Emitter): void {
-    for (const name of authEventNames() as (keyof EventMap)[]) {
+  /** Subscribes to every auth event: the core's and those of the features in `list`. */
+  listen(events: Emitter, list: readonly AuthFeatureModule[]): void {
+    for (const name of authEventNames(list) as (keyof EventMap)[]) {
       events.on(name, (event) => this.#track(this.record(name, event as AuthEventBase & Record<string, unknown>)))
     }
   }

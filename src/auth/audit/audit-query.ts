@@ -42,7 +42,8 @@ export async function queryAuditEvents(db: Knex, filter: AuditFilter = {}): Prom
   }))
 }
 
-function parseDetails(value: unknown): Record<string, unknown> {
+/** An audit row's `details` column as an object: {} when it is empty, not JSON or not an object. */
+export function parseDetails(value: unknown): Record<string, unknown> {
   if (typeof value !== 'string' || value === '') return {}
   try {
     const parsed = JSON.parse(value) as unknown

@@ -59,7 +59,7 @@ export async function verifyEmailLoginByApi(ctx: HttpContext): Promise<unknown> 
   const { user } = account
   const manager = emailLogin.manager
   if (account.created) manager.events.emit('auth:registered', { ...eventBase(ctx, 'jwt', user), method: 'email' })
-  // The login flow: a TOTP user gets 401 E_MFA_REQUIRED with an mfa_token, answered on
-  // <authRoute>/two-factor (amr ['email', 'otp']); otherwise the token, amr ['email'].
+  // The login flow: a user with a second factor gets 401 E_MFA_REQUIRED with an mfa_token,
+  // answered on the API's second step (amr ['email', 'otp']); otherwise the token, amr ['email'].
   return finishApiLogin(ctx, { user, method: 'email_code', amr: EMAIL_AMR })
 }

@@ -1,8 +1,8 @@
 /**
  * @module auth/email-login/complete
  * Finishes a sign-in by a used link or code: the account (created on first use with `register`),
- * the address marked verified, then the login flow (auth/login): the second factor (a TOTP user
- * is handed to `/two-factor-challenge`, or gets `E_MFA_REQUIRED` on the API), the guard's login,
+ * the address marked verified, then the login flow (auth/login): the second factor (a user with
+ * one is handed to the second step's page, or gets `E_MFA_REQUIRED` on the API), the guard's login,
  * amr `['email']`, no password confirmation, `auth:login_succeeded` with `method` `email_link`
  * or `email_code`.
  *
@@ -89,12 +89,12 @@ export async function verifyAddress(service: EmailLogin, account: Account): Prom
   if (fresh) account.user = fresh as ModelUser
 }
 
-/** Signs `account` in on the web through the login flow (see the module comment): where to go next. */
-export async function completeWebSignIn(ctx: HttpContext, service: EmailLogin, account: Account, method: SignInMethod): Promise<'challenge' | 'done'> {
+/** Signs `account` in on the web through the login flow: the second step's page when the login waits for it, else null. */
+export async function completeWebSignIn(ctx: HttpContext, service: EmailLogin, account: Account, method: SignInMethod): Promise<string | null> {
   await verifyAddress(service, account)
   const { user } = account
   if (account.created) service.manager.events.emit('auth:registered', { ...eventBase(ctx, ctx.auth.guardName, user), method: 'email' })
   // amr ['email'] (['email', 'otp'] after the second step); an e-mail is not a typed password.
   const outcome = await finishWebLogin(ctx, { user, method, amr: EMAIL_AMR })
-  return outcome.status === 'challenge' ? 'challenge' : 'done'
+  return outcome.status === 'challenge' ? outcome.redirect : null
 }

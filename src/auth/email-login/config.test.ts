@@ -6,6 +6,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { resolveEmailLoginConfig } from './config.js'
 import { resolveAuthConfig } from '../auth-config.js'
+import { authFeatures } from '../features/index.js'
 
 describe('resolveEmailLoginConfig', () => {
   it('has the documented defaults', () => {
@@ -38,8 +39,8 @@ describe('resolveEmailLoginConfig', () => {
   })
 
   it('GUARDS.throttle accepts the feature budgets and GUARDS.features the feature', () => {
-    const resolved = resolveAuthConfig({ default: 'web', features: ['email_login'], throttle: { email_login: { attempts: 1, minutes: 1 }, email_code: null } }, { requireModel: false })
+    const resolved = resolveAuthConfig({ default: 'web', features: ['email_login'], throttle: { email_login: { attempts: 1, minutes: 1 }, email_code: null } }, { requireModel: false, features: authFeatures() })
     assert.ok(resolved.features.has('email_login'))
-    assert.throws(() => resolveAuthConfig({ default: 'web', throttle: { emial_code: null } } as never, { requireModel: false }), /emial_code is not a budget/)
+    assert.throws(() => resolveAuthConfig({ default: 'web', throttle: { emial_code: null } } as never, { requireModel: false, features: authFeatures() }), /emial_code is not a budget/)
   })
 })

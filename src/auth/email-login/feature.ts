@@ -6,6 +6,7 @@
  * the `email_login_tokens` table and the files `craft auth` writes for it.
  */
 import { Route } from '../../routing/route.js'
+import { CREDENTIAL_BODY_LIMIT } from '../../http/body-parser.js'
 import { defineFeature } from '../features/contract.js'
 import { requestEmailLoginByApi, verifyEmailLoginByApi } from './api-routes.js'
 import { installEmailLogin } from './install.js'
@@ -25,9 +26,9 @@ export const emailLoginFeature = defineFeature({
   routes: () => [
     // A mailed link's GET (and HEAD) only shows a page; its button POSTs to the same path.
     Route.get('/login/email', 'auth/EmailLoginController@show').name('login.email'),
-    Route.post('/login/email', 'auth/EmailLoginController@send').name('login.email.send'),
+    Route.post('/login/email', 'auth/EmailLoginController@send').name('login.email.send').bodyLimit(CREDENTIAL_BODY_LIMIT),
     Route.get('/login/email/sent', 'auth/EmailLoginController@sent').name('login.email.sent'),
-    Route.post('/login/email/code', 'auth/EmailLoginController@code').name('login.email.code'),
+    Route.post('/login/email/code', 'auth/EmailLoginController@code').name('login.email.code').bodyLimit(CREDENTIAL_BODY_LIMIT),
     Route.get('/login/email/@token', 'auth/EmailLoginController@showLink').name('login.email.link'),
     Route.post('/login/email/@token', 'auth/EmailLoginController@link').name('login.email.link.store'),
   ],

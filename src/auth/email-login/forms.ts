@@ -75,9 +75,9 @@ async function finish(ctx: HttpContext, service: EmailLogin, row: EmailLoginRow,
   const account = await accountOf(service, row)
   if (!account) return invalid()
   const claim = account.claim
-  const outcome = await completeWebSignIn(ctx, service, account, method)
+  const challenge = await completeWebSignIn(ctx, service, account, method)
   if (claim && ctx.hasSession) ctx.session.flash('success', EMAIL_LOGIN_MESSAGES.claimed)
-  const target = outcome === 'challenge' ? '/two-factor-challenge' : '/home'
+  const target = challenge ?? '/home'
   if (ctx.request.wantsJson()) return { redirect: target }
   return ctx.response.redirect(target)
 }

@@ -1,10 +1,13 @@
 /**
  * @module auth/features/contract
  * The contract every auth feature implements: one module per feature folder (`feature.ts`),
- * listed once in `features/index.ts`. The core reads the list for everything a feature adds —
- * its name in `GUARDS.features`, the features it needs, its `GUARDS.throttle` budgets and
- * `GUARDS.notifications` names, its web and API routes, its inventory kinds, its boot, its route
- * middleware and the files `craft auth` writes for it — so a feature touches no shared file.
+ * listed once in `features/index.ts`. The list reaches the core at boot, bound as
+ * `auth.features` by whoever builds the app (app/auth-features-provider.ts); the core reads it
+ * for everything a feature adds — its name in `GUARDS.features`, the features it needs, its
+ * `GUARDS.throttle` budgets and `GUARDS.notifications` names, its web and API routes, its
+ * inventory kinds, its boot, its route middleware and the files `craft auth` writes for it — so
+ * a feature touches no shared file. A leaf: it imports types only, none of a module that
+ * imports it or the list, so the core and the features both import it without a cycle.
  */
 import type { Knex } from 'knex'
 import type { Application } from '../../foundation/application.js'
@@ -12,7 +15,7 @@ import type { MiddlewareClass } from '../../http/middleware.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
 import type { BudgetLimit, ResolvedAuthConfig } from '../auth-config.js'
 import type { AuthInventory, InventoryKind } from '../inventory/index.js'
-import type { LoginChallenge } from '../guards/base-guard.js'
+import type { LoginChallenge, SecondFactor } from '../login/types.js'
 
 /** What `craft auth` writes for a feature (file names, relative to the folders named). */
 export interface FeatureScaffold {
@@ -29,7 +32,7 @@ export interface FeatureScaffold {
 }
 
 export interface AuthFeatureModule {
-  /** Its name in `GUARDS.features` ('two_factor', 'social', 'organizations', ...). */
+  /** Its name in `GUARDS.features` ('passkeys', 'social', 'organizations', ...). */
   readonly name: string
   /** Written into `GUARDS.features` of new apps (the generated config/auth.ts). */
   readonly generated?: boolean
@@ -53,13 +56,16 @@ export interface AuthFeatureModule {
    * every feature's, so each class and code must be in docs/errors.md.
    */
   readonly errors?: Readonly<Record<string, unknown>>
-  /** Its web routes, added by `Auth.routes()` when it is on; `on` = the features that are on. */
-  routes?(on: ReadonlySet<string>): RouteDefinition[]
+  /**
+   * Its web routes, added by `Auth.routes()` when it is on; `on` = the features that are on,
+   * `app` = the application whose routes are being mounted (booted: its services are bound).
+   */
+  routes?(on: ReadonlySet<string>, app: Application): RouteDefinition[]
   /**
    * Its API routes, added by `Api.routes()` under the API's auth route when it is on: plain
    * `Route.post(path, handler).name(...)`; the API makes them JSON, outside `web`, CSRF-exempt.
    */
-  apiRoutes?(api: { authRoute: string }): RouteDefinition[]
+  apiRoutes?(api: { authRoute: string }, app: Application): RouteDefinition[]
   /** Its kinds of the inventory; registered whether or not it is on (old items must still end). */
   inventory?(inventory: AuthInventory, auth: ResolvedAuthConfig): InventoryKind[]
   /**
@@ -69,8 +75,21 @@ export interface AuthFeatureModule {
   register?(app: Application): void
   /** A step every guard's `attempt()` runs after a correct password and before the login, when on (throw to hold it back). */
   loginChallenge?(app: Application): LoginChallenge
+  /** A second factor it offers, when on (`mfa` asks a user who has one for it, and sends one who has none to enrol). */
+  secondFactor?(app: Application): SecondFactor
+  /**
+   * The page of the login's second step, which `mfa` also steps a login up on: its path and its
+   * routes. Served whenever a feature offering a `secondFactor` is on, whether or not this one is
+   * (by the first feature of the list that has it), listed after that feature's routes.
+   */
+  readonly secondStep?: { readonly page: string; routes(): RouteDefinition[] }
   /** Boot when on: bind services, read its config slice (a mistake throws AuthConfigError naming the key). */
   install?(app: Application, auth: ResolvedAuthConfig): void | Promise<void>
+  /**
+   * Session keys it keeps for one login (an unfinished enrolment, codes waiting to be shown): the
+   * web guard forgets them with the login's own state when the session meets another login.
+   */
+  readonly loginSessionKeys?: readonly string[]
   /** Route middleware names it adds to the kernel's `routeMiddleware` when on and absent there. */
   readonly middleware?: Readonly<Record<string, MiddlewareClass[]>>
   /** Rows past their life in the tables it owns, deleted by `craft auth:prune` (whether or not it is on). */
@@ -79,8 +98,15 @@ export interface AuthFeatureModule {
   readonly scaffold?: FeatureScaffold
 }
 
-/** Declares a feature (checks the name's shape; the list in `features/index.ts` checks the rest). */
+/** Declares a feature (checks the name's shape; the core checks the rest when it reads the list). */
 export function defineFeature<F extends AuthFeatureModule>(feature: F): F {
   if (!/^[a-z][a-z0-9_]*$/.test(feature.name)) throw new Error(`An auth feature's name must be snake_case, got ${JSON.stringify(feature.name)}.`)
   return Object.freeze(feature)
+}
+
+declare module '../../container/bindings.js' {
+  interface ContainerBindings {
+    /** The app's auth feature modules, in list order (bound by the composition before AuthProvider registers). */
+    'auth.features': readonly AuthFeatureModule[]
+  }
 }

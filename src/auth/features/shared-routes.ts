@@ -1,7 +1,8 @@
 /**
  * @module auth/features/shared-routes
  * Pages two features share, each listed by whichever of them is on (the other checks `on`), so
- * neither imports the other.
+ * neither imports the other. (The login's second step, which every feature offering a second
+ * factor needs, is the contract's `secondStep`.)
  */
 import { Route } from '../../routing/route.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
@@ -14,13 +15,5 @@ export function emailLinkRoutes(): RouteDefinition[] {
   return [
     Route.get('/email/verify/@token', 'auth/EmailVerificationController@verify').name('verification.verify'),
     Route.post('/email/verify/@token', 'auth/EmailVerificationController@verify').name('verification.confirm'),
-  ]
-}
-
-/** The second step of a login, and the step-up `mfa` sends to: served by `two_factor`, else by `passkeys`. */
-export function secondStepRoutes(): RouteDefinition[] {
-  return [
-    Route.get('/two-factor-challenge', 'auth/TwoFactorChallengeController@show').name('two_factor.challenge'),
-    Route.post('/two-factor-challenge', 'auth/TwoFactorChallengeController@store').name('two_factor.challenge.store'),
   ]
 }

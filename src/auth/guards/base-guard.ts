@@ -15,15 +15,10 @@ import { PasswordResetRequiredError } from '../errors.js'
 import { isPasswordLocked } from '../accounts/password-lock.js'
 import { SecondFactorRequiredError } from '../login/errors.js'
 import { finishGuardLogin, PASSWORD_AMR } from '../login/flow.js'
-import type { LoginAttempt } from '../login/types.js'
+import type { LoginAttempt, LoginChallenge } from '../login/types.js'
 import type { Guard } from './guard.js'
 
-/**
- * A step between a correct password and the login (a second factor, say): it returns to let the
- * login happen, or throws (an HttpError the route answers with) to hold it back. Registered on
- * the AuthManager (`manager.challenges`), run by every guard's `attempt()` in order.
- */
-export type LoginChallenge = (ctx: HttpContext, guard: string, user: AuthUser) => Promise<void> | void
+export type { LoginChallenge }
 
 export interface GuardDependencies<User extends AuthUser> {
   provider: CredentialUserProvider<User>
@@ -46,8 +41,11 @@ export abstract class BaseGuard<User extends AuthUser = AuthUser> implements Gua
     protected readonly deps: GuardDependencies<User>,
   ) {}
 
-  /** Finds the request's user from its credentials; throws the guard's 401 error. Runs once. */
-  protected abstract resolve(): Promise<User>
+  /**
+   * Finds the request's user from its credentials; throws (or rejects with) the guard's 401
+   * error. Runs once. May answer without a promise when the user is at hand (`checkNow`).
+   */
+  protected abstract resolve(): User | Promise<User>
   abstract login(user: User): Promise<void>
   abstract logout(): Promise<void>
 
@@ -70,8 +68,35 @@ export abstract class BaseGuard<User extends AuthUser = AuthUser> implements Gua
 
   authenticate(): Promise<User> {
     if (this.#ended) return Promise.reject(this.unauthenticated())
-    this.#attempt ??= this.resolve().then((user) => (this.#user = user))
+    this.#attempt ??= this.#start()
     return this.#attempt
+  }
+
+  /** Runs `resolve()`; a user it answered at once is this request's user before this returns. */
+  #start(): Promise<User> {
+    let found: User | Promise<User>
+    try {
+      found = this.resolve()
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    if (found instanceof Promise) return found.then((user) => (this.#user = user))
+    this.#user = found
+    return Promise.resolve(found)
+  }
+
+  /**
+   * `check()`, without a promise when the answer is at hand: the user already known, or found by
+   * a `resolve()` that answered synchronously (the web guard's joined read on SQLite). The same
+   * answer and the same once-per-request resolution as `check()`.
+   */
+  checkNow(): boolean | Promise<boolean> {
+    if (this.#user) return true
+    if (!this.#ended && this.#attempt === undefined) {
+      this.#attempt = this.#start()
+      if (this.#user) return true
+    }
+    return this.check()
   }
 
   async check(): Promise<boolean> {

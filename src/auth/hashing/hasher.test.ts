@@ -2,7 +2,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import * as argon2 from '@node-rs/argon2'
 import * as bcrypt from '@node-rs/bcrypt'
-import { DEFAULT_MAX_WAIT_MS, Hasher, PasswordTooLongError } from './index.js'
+import { DEFAULT_MAX_WAIT_MS, Hasher, PasswordTooLongError, type HasherOptions } from './index.js'
 import { HashPool } from './hash-pool.js'
 import { ServerBusyError } from '../../http/errors.js'
 
@@ -171,11 +171,18 @@ describe('Hasher: fair, bounded checks (SPEC §9 item 5)', () => {
   }
   // A generous limit where the test is not about the limit: the machine may be busy with other tests.
   const patient = 60_000
-
-  it('verify and dummyVerify take a client, a signal and a maxWaitMs, and answer as before', async () => {
+  /** Runs `test` with a hasher of cheap hashes (and `options`) on a one-thread pool, closed afterwards. */
+  const onOnePool = async (options: HasherOptions, test: (hasher: Hasher, pool: HashPool) => Promise<void>): Promise<void> => {
     const pool = onePool()
     try {
-      const hasher = new Hasher({ ...cheap, pool })
+      await test(new Hasher({ ...cheap, pool, ...options }), pool)
+    } finally {
+      await pool.close()
+    }
+  }
+
+  it('verify and dummyVerify take a client, a signal and a maxWaitMs, and answer as before', () =>
+    onOnePool({}, async (hasher) => {
       const stored = await hasher.hash('right password', { client: '192.0.2.1' })
       const options = { client: '192.0.2.1', signal: new AbortController().signal, maxWaitMs: patient }
       assert.equal(await hasher.verify(stored, 'right password', options), true)
@@ -184,18 +191,14 @@ describe('Hasher: fair, bounded checks (SPEC §9 item 5)', () => {
       assert.equal(await hasher.verify('not a hash', 'x', options), false)
       assert.equal(await hasher.dummyVerify('x', { client: '2001:db8::1', maxWaitMs: patient }), false)
       assert.equal(hasher.verifications, 5)
-    } finally {
-      await pool.close()
-    }
-  })
+    }),
+  )
 
   it('maxWaitMs: 2000 by default, set by the constructor or later; hash() waits without a limit unless given one', async () => {
     assert.equal(DEFAULT_MAX_WAIT_MS, 2000)
     assert.equal(new Hasher().maxWaitMs, 2000)
     assert.equal(new Hasher({ maxWaitMs: 500 }).maxWaitMs, 500)
-    const pool = onePool()
-    try {
-      const hasher = new Hasher({ ...cheap, pool, maxWaitMs: 1 })
+    await onOnePool({ maxWaitMs: 1 }, async (hasher, pool) => {
       hasher.maxWaitMs = 5
       const blocker = pool.run(slow)
       assert.match(await hasher.hash('registration'), /^\$argon2id\$/)
@@ -203,15 +206,11 @@ describe('Hasher: fair, bounded checks (SPEC §9 item 5)', () => {
       const blocker2 = pool.run(slow)
       await assert.rejects(hasher.hash('bounded', { maxWaitMs: 5 }), isBusy)
       await blocker2
-    } finally {
-      await pool.close()
-    }
+    })
   })
 
-  it('a check that cannot start within maxWaitMs is not run: ServerBusyError (503 E_SERVER_BUSY, Retry-After)', async () => {
-    const pool = onePool()
-    try {
-      const hasher = new Hasher({ ...cheap, pool, maxWaitMs: 20 })
+  it('a check that cannot start within maxWaitMs is not run: ServerBusyError (503 E_SERVER_BUSY, Retry-After)', () =>
+    onOnePool({ maxWaitMs: 20 }, async (hasher, pool) => {
       const stored = await hasher.hash('pw')
       const startedBefore = pool.stats.started
       const blocker = pool.run(slow)
@@ -224,15 +223,11 @@ describe('Hasher: fair, bounded checks (SPEC §9 item 5)', () => {
       assert.equal(hasher.verifications, 3, 'refused checks still count as verifications')
       // The thread free again: checks run.
       assert.equal(await hasher.verify(stored, 'pw', { maxWaitMs: patient }), true)
-    } finally {
-      await pool.close()
-    }
-  })
+    }),
+  )
 
-  it('a check whose client left before it started is never run', async () => {
-    const pool = onePool()
-    try {
-      const hasher = new Hasher({ ...cheap, pool, maxWaitMs: patient })
+  it('a check whose client left before it started is never run', () =>
+    onOnePool({ maxWaitMs: patient }, async (hasher, pool) => {
       const stored = await hasher.hash('pw')
       await hasher.dummyVerify('warm up') // makes the custom-cost dummy hash
       const startedBefore = pool.stats.started
@@ -252,15 +247,11 @@ describe('Hasher: fair, bounded checks (SPEC §9 item 5)', () => {
       assert.equal(pool.stats.started - startedBefore, 1, 'only the blocker ran: no check of a client who left')
       assert.equal(pool.stats.aborted, 3)
       assert.equal(hasher.verifications, 4)
-    } finally {
-      await pool.close()
-    }
-  })
+    }),
+  )
 
-  it('a check already running when its client leaves finishes, and its result is thrown away', async () => {
-    const pool = onePool()
-    try {
-      const hasher = new Hasher({ ...cheap, pool, maxWaitMs: patient })
+  it('a check already running when its client leaves finishes, and its result is thrown away', () =>
+    onOnePool({ maxWaitMs: patient }, async (hasher, pool) => {
       const stored = await hasher.hash('pw')
       const controller = new AbortController()
       const finishedBefore = pool.stats.finished
@@ -269,10 +260,8 @@ describe('Hasher: fair, bounded checks (SPEC §9 item 5)', () => {
       controller.abort()
       await assert.rejects(check, isAbort)
       assert.equal(pool.stats.finished - finishedBefore, 1, 'it ran to the end')
-    } finally {
-      await pool.close()
-    }
-  })
+    }),
+  )
 
   it('a broken pool is ServerBusyError with the failure as cause, never false and never a plain error', async () => {
     const pool = onePool()
@@ -307,11 +296,9 @@ describe('Hasher: fair, bounded checks (SPEC §9 item 5)', () => {
     }
   })
 
-  it('reports the jobs waiting (queueLength) and each job\'s wait (onWait)', async () => {
-    const pool = onePool()
-    try {
+  it('reports the jobs waiting (queueLength) and each job\'s wait (onWait)', () =>
+    onOnePool({ maxWaitMs: patient }, async (hasher, pool) => {
       const waits: number[] = []
-      const hasher = new Hasher({ ...cheap, pool, maxWaitMs: patient })
       await hasher.dummyVerify('warm up') // makes the custom-cost dummy hash
       hasher.onWait = (ms) => waits.push(ms)
       assert.equal(hasher.queueLength, 0)
@@ -330,8 +317,6 @@ describe('Hasher: fair, bounded checks (SPEC §9 item 5)', () => {
         throw new Error('metrics bug')
       }
       assert.equal(await hasher.dummyVerify('d'), false)
-    } finally {
-      await pool.close()
-    }
-  })
+    }),
+  )
 })

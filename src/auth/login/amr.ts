@@ -11,7 +11,7 @@ import type { HttpContext } from '../../http/context.js'
 /** Session key of the login's methods. */
 export const AMR_SESSION_KEY = 'auth.amr'
 
-/** Session key: where the step-up on `/two-factor-challenge` sends the user once done. */
+/** Session key: where the step-up on the second step's page sends the user once done. */
 export const MFA_INTENDED = 'auth.mfa_intended'
 
 /**
@@ -21,8 +21,8 @@ export const MFA_INTENDED = 'auth.mfa_intended'
  */
 export const SECOND_FACTOR_AT = 'auth.second_factor_at'
 
-/** Session key of the login held back for its second step (two-factor's `PendingLogins` keeps it). */
-export const PENDING_LOGIN_KEY = 'auth.two_factor.pending'
+/** Session key of the login held back for its second step (kept by the feature that serves the step). */
+export const PENDING_LOGIN_KEY = 'auth.pending_login'
 
 /** The methods that count as a second factor. */
 const SECOND_FACTORS = new Set(['otp', 'webauthn'])

@@ -73,7 +73,7 @@ describe('the login flow', () => {
     if (totp === 'trusted') ctx.state.loginAmr = ['pwd', 'otp']
     if (totp === 'ask') {
       ctx.session.put(PENDING_LOGIN_KEY, { id: 'p', userId: 7, guard: 'web', remember: false, next: null, createdAt: Date.now(), password: null })
-      throw new SecondFactorRequiredError()
+      throw new SecondFactorRequiredError(undefined, undefined, { page: '/second-step' })
     }
   }
 
@@ -114,7 +114,7 @@ describe('the login flow', () => {
       const ctx = webContext()
       const guard = new RecordingGuard('session', ctx)
       const outcome = await finishGuardLogin(ctx, guard, { events: app.events, challenge }, { user, method, amr, remember: true, next: '/x' })
-      assert.deepEqual(outcome, { status: 'challenge', redirect: '/two-factor-challenge' })
+      assert.deepEqual(outcome, { status: 'challenge', redirect: '/second-step' })
       assert.equal(guard.logins.length, 0)
       assert.equal(events.length, 0)
       const pending = ctx.session.get<Record<string, unknown>>(PENDING_LOGIN_KEY)!

@@ -6,9 +6,9 @@
  *
  * A web login (`finishWebLogin`):
  * 1. the second-factor challenge, for `password`, `social`, `email_link` and `email_code` only: a
- *    user with TOTP is held back in the session (the pending login keeps the method, its amr,
- *    "remember me" and `next`) and sent to `/two-factor-challenge`; a browser the user trusted
- *    goes on with `otp` added to the amr. `passkey` (two factors already), `remember` (restores a
+ *    user with a second factor is held back in the session (the pending login keeps the method,
+ *    its amr, "remember me" and `next`) and sent to the page the challenge names (a JSON request:
+ *    401 `E_MFA_REQUIRED`); a browser the user trusted goes on with `otp` added to the amr. `passkey` (a second factor already), `remember` (restores a
  *    login that had passed its challenge) and `id` (the app vouches) are never challenged;
  * 2. whether this browser had logged into the account before (read before the login, for the
  *    new-device notice: sent for `password`, `passkey`, `social` and `email_*`, never for `id`);
@@ -32,13 +32,13 @@ import { sameSitePath } from '../../http/response.js'
 import type { Application } from '../../foundation/application.js'
 import type { Emitter } from '../../events/emitter.js'
 import type { AuthUser } from '../types.js'
-import type { LoginChallenge } from '../guards/base-guard.js'
 import type { ChallengePurpose } from '../challenges/auth-challenges.js'
 import { eventBase } from '../events.js'
+import { answerJsonError } from '../../session/json-forms.js'
 import { SecondFactorRequiredError } from './errors.js'
 import { hasSecondFactor, markSecondFactor, PENDING_LOGIN_KEY, setSessionAmr } from './amr.js'
 import { PASSWORD_CONFIRMED_AT } from '../middleware/password-confirm-middleware.js'
-import type { HeldLogin, LoginAttempt, LoginMethod, TokenResponseBody, WebLoginOutcome } from './types.js'
+import type { HeldLogin, LoginAttempt, LoginChallenge, LoginMethod, TokenResponseBody, WebLoginOutcome } from './types.js'
 
 /** The methods the second-factor challenge applies to. */
 export const CHALLENGED_METHODS: ReadonlySet<LoginMethod> = new Set<LoginMethod>(['password', 'social', 'email_link', 'email_code'])
@@ -131,9 +131,12 @@ async function startWeb(ctx: HttpContext, guard: FlowGuard, deps: FlowDeps, atte
   try {
     await challenge(ctx, guard, deps, attempt)
   } catch (error) {
-    if (!(error instanceof SecondFactorRequiredError) || !ctx.hasSession) throw error
+    // Held back on the web: the challenge names the page its step is answered on.
+    if (!(error instanceof SecondFactorRequiredError) || !ctx.hasSession || error.page === undefined) throw error
     holdForSecondStep(ctx, attempt)
-    return { status: 'challenge', redirect: '/two-factor-challenge' }
+    // A JSON request gets 401 E_MFA_REQUIRED instead of the redirect (session/json-forms).
+    answerJsonError(ctx, error.status, { message: error.message, code: error.code })
+    return { status: 'challenge', redirect: error.page }
   }
   // A browser the user trusted skipped the step: the login counts the factor (but never as just given).
   const amr = ctx.state.loginAmr ? withFactor(attempt.amr, 'otp') : [...attempt.amr]

@@ -4,7 +4,15 @@
  * method hands the flow once it has proven who the user is (`LoginAttempt`), and the flow's
  * answers. Types only: guards and features import them without importing the flow.
  */
+import type { HttpContext } from '../../http/context.js'
 import type { AuthUser } from '../types.js'
+
+/**
+ * A step between a correct password and the login (a second factor, say): it returns to let the
+ * login happen, or throws (an HttpError the route answers with) to hold it back. Registered on
+ * the AuthManager (`manager.challenges`), run by every guard's `attempt()` in order.
+ */
+export type LoginChallenge = (ctx: HttpContext, guard: string, user: AuthUser) => Promise<void> | void
 
 /** How a login was proven; sent as `method` on `auth:login_succeeded`. */
 export type LoginMethod = 'password' | 'passkey' | 'social' | 'email_link' | 'email_code' | 'remember' | 'id'
@@ -23,7 +31,7 @@ export interface LoginAttempt {
   details?: Record<string, unknown>
 }
 
-/** A login held back for its second step, as the session keeps it (two-factor's `PendingLogin`). */
+/** A login held back for its second step, as the session keeps it (the second step's feature adds its own fields). */
 export interface HeldLogin {
   userId: string | number
   guard: string
@@ -36,8 +44,22 @@ export interface HeldLogin {
   details?: Record<string, unknown>
 }
 
+/**
+ * A second factor a feature lets users answer with (its module's `secondFactor`): the `mfa`
+ * middleware steps up a user who has one, and sends a user who has none to the page of the first
+ * feature on that offers one.
+ */
+export interface SecondFactor {
+  /** Whether the user has this factor (TOTP turned on, a passkey). */
+  enrolled(userId: unknown): Promise<boolean>
+  /** The page where a user sets it up. */
+  readonly enrolPage: string
+  /** The flag the account and home pages get, true when the user has it. */
+  readonly pageFlag?: string
+}
+
 /** What a web login came to: logged in (go to `redirect`), or waiting for its second factor. */
-export type WebLoginOutcome = { status: 'logged_in'; redirect: string } | { status: 'challenge'; redirect: '/two-factor-challenge' }
+export type WebLoginOutcome = { status: 'logged_in'; redirect: string } | { status: 'challenge'; redirect: string }
 
 /** The API's token response. */
 export interface TokenResponseBody {

@@ -7,18 +7,28 @@
 import { Middleware } from '../../http/middleware.js'
 import type { HttpContext } from '../../http/context.js'
 import { UnauthorizedError } from '../errors.js'
+import { BaseGuard } from '../guards/base-guard.js'
 import { assertGuard } from './assert-guard.js'
 
 export class AuthenticationMiddleware extends Middleware {
-  async before(ctx: HttpContext, guard?: string): Promise<unknown> {
+  before(ctx: HttpContext, guard?: string): unknown {
     const auth = guard ? ctx.auth.guard(guard) : ctx.auth
-    if (await auth.check()) return undefined
-    if (ctx.route?.json || ctx.request.wantsJson()) throw new UnauthorizedError()
-    const target = ctx.request.method === 'GET' && ctx.request.path !== '/home' ? `/login?next=${encodeURIComponent(ctx.request.url)}` : '/login'
-    return ctx.response.redirect(target)
+    const resolved = auth.resolve()
+    // Without a promise when the guard knows the answer already (the `web` stack checked it).
+    const checked = resolved instanceof BaseGuard ? resolved.checkNow() : resolved.check()
+    if (checked === true) return undefined
+    if (checked === false) return refuse(ctx)
+    return checked.then((ok) => (ok ? undefined : refuse(ctx)))
   }
 
   override validate(where: string, guard?: string): void {
     assertGuard(this.app, where, guard)
   }
+}
+
+/** A guest: 401 for JSON, else a redirect to the login page (keeping a GET's page as `next`). */
+function refuse(ctx: HttpContext): unknown {
+  if (ctx.route?.json || ctx.request.wantsJson()) throw new UnauthorizedError()
+  const target = ctx.request.method === 'GET' && ctx.request.path !== '/home' ? `/login?next=${encodeURIComponent(ctx.request.url)}` : '/login'
+  return ctx.response.redirect(target)
 }

@@ -4,21 +4,21 @@
  * the session's amr on the web guard, the token's `amr` claim on a JWT guard (`mfa:jwt`, or after
  * `guard:jwt`). A personal access token carries no amr: it is treated as a login without a
  * second factor. Otherwise:
- * - a user with a factor (TOTP on, or a passkey): a page gets a 302 to `/two-factor-challenge`
- *   (the step-up, which comes back to the page afterwards), JSON 403 `E_MFA_REQUIRED`;
+ * - a user with a factor (one of the features' `secondFactor`s: TOTP on, a passkey): a page gets a
+ *   302 to the second step's page (the step-up, which comes back to the page afterwards), JSON
+ *   403 `E_MFA_REQUIRED`;
  * - a user without one passes while the account is younger than `GUARDS.mfa.grace_days` (from
- *   `users.created_at`); after that a page gets a 302 to `/account/two-factor` (to enrol), JSON
- *   403 `E_MFA_REQUIRED`.
+ *   `users.created_at`); after that a page gets a 302 to the enrolment page of the first feature
+ *   on that offers a factor, JSON 403 `E_MFA_REQUIRED`.
  * Someone not logged in is sent to log in first (401 for JSON). Put it after `auth`.
  */
 import { Middleware } from '../../http/middleware.js'
 import type { HttpContext } from '../../http/context.js'
 import { refererPath, sameSitePath } from '../../http/response.js'
-import { db } from '../../database/database-manager.js'
 import { UnauthorizedError } from '../errors.js'
 import type { AuthUser } from '../types.js'
 import { hasSecondFactor, MFA_INTENDED, sessionAmr } from '../login/amr.js'
-import { MfaRequiredError } from '../two-factor/errors.js'
+import { MfaRequiredError } from '../login/errors.js'
 import { assertGuard } from './assert-guard.js'
 
 export { MFA_INTENDED }
@@ -32,14 +32,10 @@ export function loginAmr(ctx: HttpContext, driver: string): readonly string[] {
   return Array.isArray(amr) ? amr.filter((m): m is string => typeof m === 'string') : []
 }
 
-/** Whether `user` has a second factor to answer with: TOTP turned on, or a passkey. */
+/** Whether `user` has a second factor to answer with: one of the features' that are on (TOTP turned on, a passkey). */
 export async function hasFactor(ctx: HttpContext, user: AuthUser): Promise<boolean> {
-  const manager = ctx.auth.manager
-  const { features } = manager.resolved
-  if (features.has('two_factor') && ctx.app.has('auth.two_factor') && (await ctx.app.make('auth.two_factor').isEnabled(user.getKey()))) return true
-  // On, the feature's migration has run (craft auth writes it with the feature's pages).
-  if (!features.has('passkeys')) return false
-  return (await db()('passkeys').where('user_id', user.getKey() as string | number).first('id')) !== undefined
+  for (const factor of ctx.auth.manager.secondFactors) if (await factor.enrolled(user.getKey())) return true
+  return false
 }
 
 /** Whether the account is still inside its grace period (`created_at` + `grace_days` ahead). */
@@ -51,20 +47,21 @@ function inGrace(user: AuthUser, graceDays: number): boolean {
   return Number.isFinite(at) && Date.now() < at + graceDays * DAY_MS
 }
 
-/** Sends a login without a second factor to answer one: 302 to the step-up page, JSON 403. */
+/** Sends a login without a second factor to answer one: 302 to the second step's page, JSON 403. */
 export function stepUp(ctx: HttpContext, json: boolean): unknown {
-  if (json || !ctx.hasSession) throw new MfaRequiredError()
+  const page = ctx.auth.manager.secondStepPage
+  if (json || !ctx.hasSession || page === null) throw new MfaRequiredError()
   const { request } = ctx
   const target = request.method === 'GET' ? sameSitePath(request.url) : refererPath(request.header('referer'))
   if (target) ctx.session.put(MFA_INTENDED, target)
   else ctx.session.forget(MFA_INTENDED)
-  return ctx.response.redirect('/two-factor-challenge')
+  return ctx.response.redirect(page)
 }
 
 /**
  * For pages that manage a user's factors (TOTP, recovery codes, passkeys): a user who already has
  * a factor must show one before changing them, so a password alone cannot add, replace or remove
- * a second factor. Answers like `mfa` (a page: 302 to `/two-factor-challenge`, coming back
+ * a second factor. Answers like `mfa` (a page: 302 to the second step's page, coming back
  * afterwards; JSON: 403 `E_MFA_REQUIRED`) when the logged-in user has a factor and this login has
  * not used one; else undefined (go on). A user with no factor at all may enrol.
  */
@@ -90,8 +87,9 @@ export class MfaMiddleware extends Middleware {
     const user = auth.user() as AuthUser
     if (await hasFactor(ctx, user)) return stepUp(ctx, json)
     if (inGrace(user, ctx.auth.manager.resolved.mfa.graceDays)) return undefined
-    if (json || !ctx.hasSession) throw new MfaRequiredError()
-    const enrol = ctx.auth.manager.resolved.features.has('two_factor') ? '/account/two-factor' : '/account/passkeys'
+    // Sent to enrol with the first feature on that offers a factor; with none on there is nothing to enrol.
+    const enrol = ctx.auth.manager.secondFactors[0]?.enrolPage
+    if (json || !ctx.hasSession || enrol === undefined) throw new MfaRequiredError()
     return ctx.response.redirect(enrol)
   }
 

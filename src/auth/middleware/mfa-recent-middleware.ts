@@ -1,11 +1,11 @@
 /**
  * @module auth/middleware/mfa-recent-middleware
- * `mfa.recent`: for sensitive actions (disabling two factors, adding a passkey, creating a
+ * `mfa.recent`: for sensitive actions (turning a second factor off, adding a passkey, creating a
  * personal access token). A user who has a second factor (TOTP on, or a passkey) passes only when
  * this login gave one within the last `GUARDS.web.password_timeout` minutes: a TOTP or recovery
- * code on `/two-factor-challenge`, a passkey, or a factor just enrolled. A trusted-device mark,
+ * code on the second step's page, a passkey, or a factor just enrolled. A trusted-device mark,
  * which skips the login's challenge, never counts. Otherwise a page gets the `mfa` middleware's
- * step-up (302 `/two-factor-challenge`, back to the page afterwards) and JSON 403 `E_MFA_REQUIRED`.
+ * step-up (302 to the second step's page, back to the page afterwards) and JSON 403 `E_MFA_REQUIRED`.
  * A user without a factor passes. On a JWT guard (`mfa.recent:jwt`) the token must carry a second
  * factor in `amr` and have been issued within the timeout; a personal access token never does.
  * Someone not logged in is sent to log in first (401 for JSON). Put it after `auth`.

@@ -1,12 +1,12 @@
 /**
  * @module auth/passkeys/feature
  * Passkeys (`passkeys` in `GUARDS.features`): the list page, the WebAuthn ceremonies, the browser
- * script, and — without `two_factor` — the challenge page for the passkey step-up of `mfa`.
+ * script; its passkeys are a second factor (`secondFactor`), so the login's second step page is
+ * served with it for the passkey step-up of `mfa`.
  * Adding a way in wants a verified address, the password and (for a user who has one) a recent
  * second factor.
  */
 import { Route } from '../../routing/route.js'
-import { secondStepRoutes } from '../features/shared-routes.js'
 import { defineFeature } from '../features/contract.js'
 import { servePasskeyClient } from './client-bundle.js'
 import { registerPasskeys } from './install.js'
@@ -28,12 +28,12 @@ export const passkeysFeature = defineFeature({
   events: { 'auth:passkey_added': 'info', 'auth:passkey_removed': 'info' },
   notifications: ['passkeys'],
   register: registerPasskeys,
+  secondFactor: (app) => ({ enrolled: (userId) => app.make('auth.passkeys').has(userId), enrolPage: '/account/passkeys' }),
   inventory: () => [passkeysKind()],
   routes: (on) => {
     const confirmed = ['auth', 'password.confirm']
     const adding = [...(on.has('email_verification') ? ['auth', 'verified', 'password.confirm'] : confirmed), 'mfa.recent']
     return [
-      ...(on.has('two_factor') ? [] : secondStepRoutes()),
       Route.get('/account/passkeys', 'auth/PasskeyController@index').name('passkeys').middleware(['auth']),
       Route.post('/account/passkeys/@id/delete', 'auth/PasskeyController@destroy').name('passkeys.destroy').middleware(confirmed),
       Route.post('/passkeys/register/options', 'auth/PasskeyController@registerOptions').name('passkeys.register.options').middleware(adding),

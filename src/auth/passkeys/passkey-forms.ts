@@ -15,13 +15,13 @@
  * - Adding a passkey for a user who already has a factor needs one given in the last
  *   `password_timeout` minutes (`mfa.recent`: a trusted-device mark never counts); removing one
  *   needs a login that used one: a password-only session is sent to step up as `mfa` would (a page: 302
- *   to `/two-factor-challenge`; JSON: 403 `E_MFA_REQUIRED`), so a password alone never adds,
+ *   to the second step's page; JSON: 403 `E_MFA_REQUIRED`), so a password alone never adds,
  *   nor removes, a second factor.
  * - `POST /passkeys/login/options`: the request options of a sign-in with a discoverable passkey;
  *   one slot of the `ip` budget each (it stores a challenge for anyone who asks).
  * - `POST /passkeys/login`: the browser's answer verified; the owner is logged in on the web
  *   guard as a password login would be (new login, new session), with amr `['webauthn']`, which
- *   satisfies two-factor; answers `{ redirect }`: `next` when it is a same-site path, else the
+ *   satisfies `mfa`; answers `{ redirect }`: `next` when it is a same-site path, else the
  *   `next` of a password login waiting in this session for its second step (which this login
  *   replaces, keeping its "remember me" when it was for the same account), else /home. A
  *   logged-in user answering with their own passkey steps up instead (same login, `webauthn`
@@ -39,12 +39,12 @@ import { clientKey } from '../throttle/client-key.js'
 import { formatWhen } from '../accounts/device-forms.js'
 import { finishWebLogin } from '../login/flow.js'
 import { rotateCurrentLogin } from '../guards/web/guard.js'
-import { MFA_INTENDED, stepUpIfEnrolled } from '../middleware/mfa-middleware.js'
+import { hasFactor, MFA_INTENDED, stepUpIfEnrolled } from '../middleware/mfa-middleware.js'
 import { CONFIRM_INTENDED, markPasswordConfirmed } from '../middleware/password-confirm-middleware.js'
 import { passwordHashOf } from '../accounts/confirm-password-forms.js'
 import { requireRecentSecondFactor } from '../middleware/mfa-recent-middleware.js'
 import { refuseUnverified } from '../middleware/verified-middleware.js'
-import { PENDING_LOGIN_KEY } from '../two-factor/pending-login.js'
+import { PENDING_LOGIN_KEY } from '../login/amr.js'
 import { ModelUserProvider } from '../user-providers/model-user-provider.js'
 import { markSecondFactor, sessionAmr, setSessionAmr } from '../login/amr.js'
 import type { AuthUser } from '../types.js'
@@ -119,12 +119,6 @@ function takePendingLogin(ctx: HttpContext): { userId?: unknown; next?: unknown;
   return value && typeof value === 'object' ? (value as Record<string, unknown>) : null
 }
 
-/** Whether the user already has a second factor: a passkey, or TOTP turned on. */
-async function hasFactor(ctx: HttpContext, userId: unknown): Promise<boolean> {
-  if (await service(ctx).has(userId)) return true
-  const features = ctx.auth.manager.resolved.features
-  return features.has('two_factor') && ctx.app.has('auth.two_factor') && (await ctx.app.make('auth.two_factor').isEnabled(userId))
-}
 
 /**
  * Takes one slot of the per-address `ip` budget (the one password attempts use); 429
@@ -198,7 +192,7 @@ export const PasskeyForms = {
     if (!credential) throw new PasskeyInvalidError()
     const name = nameFrom(body.name)
     // Read before the passkey is stored: whether this one is the user's first factor.
-    const first = !(await hasFactor(ctx, user.getKey()))
+    const first = !(await hasFactor(ctx, user))
     const passkey = await service(ctx).register(user.getKey(), credential, name)
     ctx.app.events.emit('auth:passkey_added', { ...eventBase(ctx, ctx.auth.guardName, user), passkeyId: passkey.id, name: passkey.name, item: { kind: 'passkeys', id: String(passkey.id) } })
     // A first factor, just shown by the authenticator that holds it: the session has used a
@@ -278,7 +272,7 @@ export const PasskeyForms = {
       // its `next`, and its "remember me" when it was for the same account, carry over.
       const pending = takePendingLogin(ctx)
       target ??= sameSitePath(pending?.next)
-      // The login flow: amr ['webauthn'] (two factors already, never challenged), not a typed
+      // The login flow: amr ['webauthn'] (a second factor already, never challenged), not a typed
       // password (`password.confirm` still asks for one).
       const remember = pending?.remember === true && String(pending.userId) === String(owner.getKey())
       const outcome = await finishWebLogin(ctx, { user: owner, method: 'passkey', amr: ['webauthn'], remember, next: target ?? null })

@@ -177,6 +177,12 @@ export class Passkeys {
     return this.#rp()
   }
 
+  /** What a ceremony's answer must show: the challenge it was given, this app's origin and RP ID. */
+  #expected(challenge: string): { expectedChallenge: string; expectedOrigin: string; expectedRPID: string } {
+    const rp = this.#rp()
+    return { expectedChallenge: challenge, expectedOrigin: rp.origin, expectedRPID: rp.id }
+  }
+
   /** The opaque, stable WebAuthn user handle of a user (32 bytes, base64url). */
   userHandle(userId: unknown): string {
     return createHmac('sha256', this.#handleKey).update(String(userId)).digest('base64url')
@@ -230,14 +236,12 @@ export class Passkeys {
     const issued = challenge === null ? null : await this.#challenges.consume(challenge, 'passkey_register')
     if (!issued || String(issued.user_id) !== String(userId)) throw new PasskeyInvalidError()
     const { verifyRegistrationResponse } = await webauthn()
-    const rp = this.#rp()
+    const expected = this.#expected(challenge!)
     let info
     try {
       const verified = await verifyRegistrationResponse({
         response: response as RegistrationResponseJSON,
-        expectedChallenge: challenge!,
-        expectedOrigin: rp.origin,
-        expectedRPID: rp.id,
+        ...expected,
         // Preferred, not required, when adding one: the user has just typed their password.
         requireUserVerification: false,
       })
@@ -311,14 +315,12 @@ export class Passkeys {
     if (!issued) return { ok: false, reason: 'challenge', passkey }
     if (!row || !passkey) return { ok: false, reason: 'unknown', passkey: null }
     const { verifyAuthenticationResponse } = await webauthn()
-    const rp = this.#rp()
+    const expected = this.#expected(challenge!)
     let info
     try {
       const verified = await verifyAuthenticationResponse({
         response: response as AuthenticationResponseJSON,
-        expectedChallenge: challenge!,
-        expectedOrigin: rp.origin,
-        expectedRPID: rp.id,
+        ...expected,
         // The stored counter is compared below, once the signature is known to be good: a forged
         // answer must not pass for a cloned authenticator.
         credential: { id: passkey.credentialId, publicKey: new Uint8Array(Buffer.from(String(row.public_key), 'base64url')), counter: 0, transports: passkey.transports },

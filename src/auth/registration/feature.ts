@@ -4,6 +4,7 @@
  * `GUARDS.features` has it (with password resets).
  */
 import { Route } from '../../routing/route.js'
+import { CREDENTIAL_BODY_LIMIT } from '../../http/body-parser.js'
 import { defineFeature } from '../features/contract.js'
 
 declare module '../auth-config.js' {
@@ -19,7 +20,7 @@ export const registrationFeature = defineFeature({
   budgets: { register: { attempts: 10, minutes: 1 } },
   routes: () => [
     Route.get('/register', 'auth/RegisterController@show').name('register'),
-    Route.post('/register', 'auth/RegisterController@store').name('register.store'),
+    Route.post('/register', 'auth/RegisterController@store').name('register.store').bodyLimit(CREDENTIAL_BODY_LIMIT),
   ],
   scaffold: { controllers: ['RegisterController.ts'], templates: ['register.html'] },
 })

@@ -20,7 +20,7 @@ import { storedDate } from '../inventory/index.js'
 import type { SocialProvider } from './config.js'
 import type { SocialProfile } from './drivers.js'
 import { HttpError } from '../../http/http-error.js'
-import { failed, servedProvider, social, SOCIAL_MESSAGES } from './forms.js'
+import { failed, servedProvider, social, SOCIAL_MESSAGES, toProvider } from './forms.js'
 import type { Social } from './social.js'
 import { IDENTITIES_TABLE, type PendingRow } from './store.js'
 
@@ -91,14 +91,7 @@ export const ConnectionForms = {
     const service = social(ctx)
     const provider = servedProvider(ctx)
     const user = ctx.auth.user<AuthUser>()!
-    let url: string
-    try {
-      url = await service.start(ctx, provider, 'connect', { userId: user.getKey() })
-    } catch {
-      return failed(ctx, SOCIAL_MESSAGES.failed, '/account/connections')
-    }
-    if (ctx.request.wantsJson()) return { data: { url } }
-    return ctx.response.redirect(url)
+    return toProvider(ctx, service, provider, 'connect', { userId: user.getKey() }, '/account/connections')
   },
 
   /** POST /account/connections/@provider/disconnect */

@@ -21,7 +21,7 @@ import { CONFIRM_INTENDED, markPasswordConfirmed } from '../middleware/password-
 import type { AuthUser } from '../types.js'
 import type { SocialProvider } from './config.js'
 import { finishSocialLogin } from './login.js'
-import type { LoginOutcome, Social } from './social.js'
+import type { Intent, LoginOutcome, Social, StartOptions } from './social.js'
 
 export const SOCIAL_MESSAGES = {
   failed: 'The sign-in could not be completed. Please try again.',
@@ -62,6 +62,21 @@ export function failed(ctx: HttpContext, message: string = SOCIAL_MESSAGES.faile
   ctx.auth.manager.events.emit('auth:login_failed', { ...eventBase(ctx, ctx.auth.guardName, null), method: 'social' } as never)
   if (ctx.hasSession) ctx.session.flash('error', message)
   return ctx.response.redirect(back)
+}
+
+/**
+ * Starts a round trip to the provider: 302 there (JSON: 200 `{"data": {"url"}}`); a start that
+ * fails answers as `failed`, back to `back`.
+ */
+export async function toProvider(ctx: HttpContext, service: Social, provider: SocialProvider, intent: Intent, options: StartOptions, back?: string): Promise<unknown> {
+  let url: string
+  try {
+    url = await service.start(ctx, provider, intent, options)
+  } catch {
+    return failed(ctx, SOCIAL_MESSAGES.failed, back)
+  }
+  if (ctx.request.wantsJson()) return { data: { url } }
+  return ctx.response.redirect(url)
 }
 
 /** After an account is known: the login flow, then its redirect. */
@@ -129,14 +144,7 @@ export const SocialForms = {
     const service = social(ctx)
     const provider = servedProvider(ctx)
     if (await ctx.auth.check()) return ctx.response.redirect('/home')
-    let url: string
-    try {
-      url = await service.start(ctx, provider, 'login', { next: sameSitePath(ctx.request.input('next')) })
-    } catch {
-      return failed(ctx)
-    }
-    if (ctx.request.wantsJson()) return { data: { url } }
-    return ctx.response.redirect(url)
+    return toProvider(ctx, service, provider, 'login', { next: sameSitePath(ctx.request.input('next')) })
   },
 
   /** GET (and Apple's POST) /auth/@provider/callback */
@@ -173,14 +181,7 @@ export const SocialForms = {
     const provider = servedProvider(ctx)
     const user = ctx.auth.user<AuthUser>()!
     const extras: Record<string, string> = service.driver(provider).oidc ? { prompt: 'login', max_age: '0' } : {}
-    let url: string
-    try {
-      url = await service.start(ctx, provider, 'confirm', { userId: user.getKey(), extras })
-    } catch {
-      return failed(ctx, SOCIAL_MESSAGES.failed, '/confirm-password')
-    }
-    if (ctx.request.wantsJson()) return { data: { url } }
-    return ctx.response.redirect(url)
+    return toProvider(ctx, service, provider, 'confirm', { userId: user.getKey(), extras }, '/confirm-password')
   },
 
   /** GET /auth/@provider/link */

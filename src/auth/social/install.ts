@@ -8,7 +8,6 @@
 import type { Application } from '../../foundation/application.js'
 import { resolveSocialConfig } from './config.js'
 import { Social } from './social.js'
-import { serveSocialRoutes } from './routes.js'
 import { completePendingLink } from './forms.js'
 import { onLoginCompleted } from '../login/flow.js'
 
@@ -30,7 +29,6 @@ export function installSocial(app: Application): void {
   onLoginCompleted(app, async (ctx, user) => {
     await completePendingLink(ctx, service, user)
   })
-  serveSocialRoutes(service.providers().length > 0)
   const providers = service.providers().map((p) => ({ name: p.name, label: p.label, url: `/auth/${p.name}/redirect` }))
   if (app.has('view')) app.make('view').share({ social_providers: providers })
 }

@@ -124,6 +124,6 @@ export async function signInWithIdToken(ctx: HttpContext): Promise<unknown> {
     outcome = await service.createAccount(ctx, provider, { ...profile, email: address })
   }
   if (outcome.kind !== 'login') throw new SocialLinkRequiredError()
-  // A user with a second factor: 401 E_MFA_REQUIRED with an mfa_token (answered on <authRoute>/two-factor).
+  // A user with a second factor: 401 E_MFA_REQUIRED with an mfa_token (answered on the API's second step).
   return finishSocialApiLogin(ctx, outcome.user, provider.name)
 }

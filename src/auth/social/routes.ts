@@ -5,26 +5,21 @@
  * added. Apple's `form_post` callback is
  * a cross-site POST: it is exempt from CSRF (its `state` is what binds it to this browser).
  */
+import type { Application } from '../../foundation/application.js'
 import { Route } from '../../routing/route.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
 
 /**
- * Whether the booted app serves any provider: with none configured the feature serves nothing
- * (no pages, no API route, no "Connected accounts" section). Set at boot by `installSocial`,
- * before the routes files are read; true until then (`Auth.routes()` outside a booted app).
+ * Whether `app` serves any provider: with none configured the feature serves nothing (no pages,
+ * no API route, no "Connected accounts" section). Asked when the routes are mounted, after
+ * `installSocial` bound `auth.social` at boot.
  */
-let serving = true
-
-export function serveSocialRoutes(on: boolean): void {
-  serving = on
+export function socialServing(app: Application): boolean {
+  return app.has('auth.social') && app.make('auth.social').providers().length > 0
 }
 
-export function socialServing(): boolean {
-  return serving
-}
-
-export function socialRoutes(on: ReadonlySet<string>): RouteDefinition[] {
-  if (!serving) return []
+export function socialRoutes(on: ReadonlySet<string>, app: Application): RouteDefinition[] {
+  if (!socialServing(app)) return []
   const formPost = Route.post('/auth/@provider/callback', 'auth/SocialController@callback').name('social.callback.post')
   formPost.csrfExempt = true
   // Connecting adds a way in: a verified address, the password and a recent second factor.

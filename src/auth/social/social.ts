@@ -34,6 +34,13 @@ const COOKIE_SHAPE = /^[A-Za-z0-9_-]{43}$/
 
 export type Intent = 'login' | 'connect' | 'confirm'
 
+/** What a round trip carries besides its intent: the path after a login, the user it acts for, extra authorization parameters. */
+export interface StartOptions {
+  next?: string | null
+  userId?: unknown
+  extras?: AuthorizationExtras
+}
+
 /** What a finished round trip for a login comes to. */
 export type LoginOutcome =
   | { kind: 'login'; user: ModelUser; identityId: number }
@@ -96,7 +103,7 @@ export class Social {
   }
 
   /** Starts a round trip: the provider's URL; the state row is stored first. */
-  async start(ctx: HttpContext, provider: SocialProvider, intent: Intent, options: { next?: string | null; userId?: unknown; extras?: AuthorizationExtras } = {}): Promise<string> {
+  async start(ctx: HttpContext, provider: SocialProvider, intent: Intent, options: StartOptions = {}): Promise<string> {
     const driver = this.driver(provider)
     const secrets = SocialDriver.secrets(driver.oidc)
     const url = await driver.authorizationUrl(secrets, options.extras)

@@ -7,12 +7,15 @@
  * secret; turning it off also wants a second factor given recently.
  */
 import { Route } from '../../routing/route.js'
-import { secondStepRoutes } from '../features/shared-routes.js'
+import { CREDENTIAL_BODY_LIMIT } from '../../http/body-parser.js'
+import { CHALLENGE_PAGE, secondStepRoutes } from './second-step-routes.js'
 import { defineFeature } from '../features/contract.js'
 import { usersTableOf } from '../inventory/index.js'
 import { registerTwoFactor } from './install.js'
+import { registerTwoFactorChallenge } from './install-challenge.js'
 import { totpKind, trustedDevicesKind } from './inventory.js'
 import { twoFactorLoginChallenge } from './login-challenge.js'
+import { NEW_CODES_KEY, TOTP_PENDING_KEY } from './pending-secret.js'
 import * as errors from './errors.js'
 import './events.js'
 
@@ -36,13 +39,21 @@ export const twoFactorFeature = defineFeature({
   notifications: ['two_factor', 'second_factor_failed'],
   errors,
   events: { 'auth:two_factor_enabled': 'info', 'auth:two_factor_disabled': 'info', 'auth:two_factor_failed': 'warn' },
-  register: registerTwoFactor,
+  // An unfinished enrolment and codes waiting to be shown belong to the login that made them.
+  loginSessionKeys: [TOTP_PENDING_KEY, NEW_CODES_KEY],
+  register: (app) => {
+    registerTwoFactor(app)
+    registerTwoFactorChallenge(app)
+  },
   // After a correct password: a user with TOTP is held back until the second step (the pending
-  // logins and trusted devices are the login flow's, bound by AuthProvider with this feature or passkeys).
+  // logins and trusted devices, bound by `register`, also serve the passkey step-up).
   loginChallenge: (app) => {
     const { pending, trusted } = app.make('auth.two_factor_challenge')
     return twoFactorLoginChallenge(app, pending, trusted)
   },
+  secondFactor: (app) => ({ enrolled: (userId) => app.make('auth.two_factor').isEnabled(userId), enrolPage: '/account/two-factor', pageFlag: 'two_factor_on' }),
+  // The challenge page: served whenever a feature offering a second factor is on (passkeys alone too).
+  secondStep: { page: CHALLENGE_PAGE, routes: secondStepRoutes },
   inventory: (_inventory, auth) => [trustedDevicesKind(), totpKind(() => usersTableOf(auth.model))],
   routes: (on) => {
     const confirmed = ['auth', 'password.confirm']
@@ -50,11 +61,10 @@ export const twoFactorFeature = defineFeature({
     const enrolling = on.has('email_verification') ? ['auth', 'verified', 'password.confirm'] : confirmed
     return [
       Route.get('/account/two-factor', 'auth/TwoFactorController@show').name('two_factor').middleware(enrolling),
-      Route.post('/account/two-factor', 'auth/TwoFactorController@enable').name('two_factor.enable').middleware(enrolling),
+      Route.post('/account/two-factor', 'auth/TwoFactorController@enable').name('two_factor.enable').middleware(enrolling).bodyLimit(CREDENTIAL_BODY_LIMIT),
       Route.post('/account/two-factor/recovery-codes', 'auth/TwoFactorController@regenerate').name('two_factor.recovery_codes').middleware(confirmed),
       Route.post('/account/two-factor/disable', 'auth/TwoFactorController@disable').name('two_factor.disable').middleware([...confirmed, 'mfa.recent']),
       Route.post('/account/two-factor/forget-devices', 'auth/TwoFactorChallengeController@forgetDevices').name('two_factor.forget_devices').middleware(['auth']),
-      ...secondStepRoutes(),
     ]
   },
   scaffold: {

@@ -1,14 +1,13 @@
 /**
  * @module auth/two-factor/install-challenge
- * Boot-time wiring of the second step of a login (called by AuthProvider), with the `two_factor`
- * or the `passkeys` feature on: the pending logins and trusted devices (`auth.two_factor_challenge`,
- * which the challenge page needs for a passkey step-up too). With `two_factor`, its module's
- * `loginChallenge` (see login-challenge) uses them. The challenges and trusted devices are
- * inventory kinds (auth/inventory/login-challenges-kind, two-factor/inventory), ended by the
- * revocations they name.
+ * The services of the second step of a login (`auth.two_factor_challenge`, bound by the module's
+ * `register` whatever the features and built on first use): the pending logins, trusted devices
+ * and the wrong-answer watch, which the challenge page needs for a passkey step-up too. With
+ * `two_factor` on, its module's `loginChallenge` (see login-challenge) uses them. The challenges
+ * and trusted devices are inventory kinds (auth/inventory/login-challenges-kind,
+ * two-factor/inventory), ended by the revocations they name.
  */
 import type { Application } from '../../foundation/application.js'
-import type { ResolvedAuthConfig } from '../auth-config.js'
 import { PendingLogins } from './pending-login.js'
 import { TrustedDevices } from './trusted-devices.js'
 import { SecondFactorWatch } from './failure-watch.js'
@@ -28,11 +27,11 @@ declare module '../../container/bindings.js' {
   }
 }
 
-export async function installTwoFactorChallenge(app: Application, config: ResolvedAuthConfig): Promise<void> {
-  const twoFactor = config.features.has('two_factor')
-  // The challenge page also serves the passkey step-up that `mfa` asks for with `passkeys` alone.
-  if (!twoFactor && !config.features.has('passkeys')) return
-  const manager = app.make('auth.manager')
-  const services: TwoFactorChallengeServices = { pending: new PendingLogins(), trusted: new TrustedDevices(manager), watch: new SecondFactorWatch(app.make('auth.throttle').store) }
-  app.singleton('auth.two_factor_challenge', () => services)
+/** Binds `auth.two_factor_challenge`, built on first use (the challenge page serves the passkey step-up of `mfa` with `passkeys` alone). */
+export function registerTwoFactorChallenge(app: Application): void {
+  app.singleton('auth.two_factor_challenge', (): TwoFactorChallengeServices => ({
+    pending: new PendingLogins(),
+    trusted: new TrustedDevices(app.make('auth.manager')),
+    watch: new SecondFactorWatch(app.make('auth.throttle').store),
+  }))
 }

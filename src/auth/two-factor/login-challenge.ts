@@ -14,6 +14,7 @@
 import type { Application } from '../../foundation/application.js'
 import type { LoginChallenge } from '../guards/base-guard.js'
 import { SecondFactorRequiredError } from './errors.js'
+import { CHALLENGE_PAGE } from './second-step-routes.js'
 import { mfaPurposeOf } from '../login/flow.js'
 import { passwordFingerprint, type PendingLogins } from './pending-login.js'
 import type { TrustedDevices } from './trusted-devices.js'
@@ -46,7 +47,7 @@ export function twoFactorLoginChallenge(app: Application, pending: PendingLogins
         return
       }
       pending.start(ctx, userId as string | number, guardName, { password: passwordFingerprint(ctx, guardName, user) })
-      throw new SecondFactorRequiredError()
+      throw new SecondFactorRequiredError(undefined, undefined, { page: CHALLENGE_PAGE })
     }
     throw new SecondFactorRequiredError()
   }

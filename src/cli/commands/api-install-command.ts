@@ -170,26 +170,20 @@ export function installApi(ctx: Pick<CliContext, 'out'>, root: string, opts: { f
     write([{ path: config, contents: configSource(algorithm, revocation !== 'none') }], opts.force)
     written = true
   }
-  if (store === 'table') {
-    // Per-device token families: their table, and the setting (kept in an existing config/api.ts).
-    write(apiTokensMigration(root))
-    const outcome = setTableStore(config)
+  /** A migration, then `setting` of DRIVERS.jwt set by `edit` (kept as it is in an existing config/api.ts). */
+  const withSetting = (migration: { path: string; contents: string }[], edit: (configPath: string) => 'changed' | 'present' | 'refused', setting: string): void => {
+    write(migration)
+    const outcome = edit(config)
     if (outcome === 'changed') {
-      ctx.out(`${colors().green('Updated')} config/api.ts (store: 'table')`)
+      ctx.out(`${colors().green('Updated')} config/api.ts (${setting})`)
       changed = true
     }
-    else if (outcome === 'refused') ctx.out(colors().yellow("Not changed: config/api.ts (no jwt driver found); add store: 'table' to DRIVERS.jwt by hand"))
+    else if (outcome === 'refused') ctx.out(colors().yellow(`Not changed: config/api.ts (no jwt driver found); add ${setting} to DRIVERS.jwt by hand`))
   }
-  if (revocation === 'epoch' || (written && revocation === null)) {
-    // Token epochs: the users' columns, and the setting (kept in an existing config/api.ts).
-    write(tokenEpochMigration(root))
-    const outcome = setEpochRevocation(config)
-    if (outcome === 'changed') {
-      ctx.out(`${colors().green('Updated')} config/api.ts (revocation: 'epoch')`)
-      changed = true
-    }
-    else if (outcome === 'refused') ctx.out(colors().yellow("Not changed: config/api.ts (no jwt driver found); add revocation: 'epoch' to DRIVERS.jwt by hand"))
-  }
+  // Per-device token families: their table and the store setting.
+  if (store === 'table') withSetting(apiTokensMigration(root), setTableStore, "store: 'table'")
+  // Token epochs: the users' columns and the revocation setting.
+  if (revocation === 'epoch' || (written && revocation === null)) withSetting(tokenEpochMigration(root), setEpochRevocation, "revocation: 'epoch'")
   if (!opts.wire) return { ok: true, changed }
   const outcomes = wireApi(root)
   reportWiring(ctx, outcomes)

@@ -3,26 +3,17 @@
  * `craft auth`: the login, registration, home and password-reset controllers, their templates,
  * the reset e-mail, and the audit log's migration (unless the app already has one). Add `...Auth.routes()` to `routes/web.ts` to serve them.
  */
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
-import { join, relative, sep } from 'node:path'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Command } from 'commander'
 import { FRAMEWORK_ROOT } from '../../foundation/application.js'
-import { writeFiles, missingFrameworkMigrations } from '../generator.js'
+import { filesUnder, writeFiles, missingFrameworkMigrations } from '../generator.js'
 import { colors } from '../output.js'
 import { CliError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
 import { organizationFiles, wireOrganizations } from '../wiring/organizations-wiring.js'
 import { authFeatures, type AuthFeatureModule, type FeatureScaffold } from '../../auth/features/index.js'
 import { featureMigrations } from '../../auth/features/registry.js'
-
-/** Every file under `dir` (recursively), as paths relative to it, sorted. */
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return []
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
-    .sort()
-}
 
 /** The framework folders `craft auth` copies into the app, where each lands, and the scaffold key naming a feature's files there. */
 export const COPIED: { from: string; to: string; key: Exclude<keyof FeatureScaffold, 'migrations'> }[] = [

@@ -6,20 +6,17 @@
 import type { Command } from 'commander'
 import { db } from '../../database/database-manager.js'
 import { pruneAuthTables } from '../../auth/prune.js'
-import type { CliContext } from '../context.js'
+import { withConsoleApp, type CliContext } from '../context.js'
 
 export function registerAuthPruneCommand(program: Command, ctx: CliContext): void {
   program
     .command('auth:prune')
     .description('delete expired logins, reset links, throttle windows and audit rows older than GUARDS.audit.keep_days')
-    .action(async () => {
-      const app = await ctx.boot('console')
-      try {
-        const { removed } = await pruneAuthTables(db(), app.make('auth').resolved)
+    .action(() =>
+      withConsoleApp(ctx, async (app) => {
+        const { removed } = await pruneAuthTables(db(), app.make('auth').resolved, app.make('auth.features'))
         for (const { table, rows } of removed) ctx.out(`${table}: ${rows} removed`)
         if (removed.length === 0) ctx.out('Nothing to prune: none of the auth tables exist yet (node craft migrate).')
-      } finally {
-        await app.shutdown()
-      }
-    })
+      }),
+    )
 }

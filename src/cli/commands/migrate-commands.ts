@@ -20,7 +20,7 @@ import { authMigrationNames } from './auth-command.js'
 /** Migration names that write the framework's own table definition instead of an empty one. */
 const frameworkMigrations = (): string[] => ['create_personal_access_tokens_table', 'add_token_epoch_to_users', 'create_api_tokens_table', 'create_organization_tables', ...authMigrationNames()]
 import type { CliContext } from '../context.js'
-import { colors, withProgress } from '../output.js'
+import { colors, withProgress, type Colors } from '../output.js'
 
 async function withMigrator<T>(root: string, fn: (migrator: Migrator, manager: DatabaseManager) => Promise<T>): Promise<T> {
   loadEnvironment(root)
@@ -32,6 +32,18 @@ async function withMigrator<T>(root: string, fn: (migrator: Migrator, manager: D
     return await fn(new Migrator(manager.connection(), `${root}/databases/migrations`), manager)
   } finally {
     await manager.close()
+  }
+}
+
+/**
+ * The action of `migrate` and `migrate:rollback`: one step of the migrator under a progress line,
+ * then each migration it ran or undid, after `label` (or `none` when there was none).
+ */
+function migratorStep(ctx: CliContext, progress: string, step: (migrator: Migrator) => Promise<string[]>, none: string, label: (c: Colors) => string): () => Promise<void> {
+  return async () => {
+    const names = await withProgress(progress, () => withMigrator(ctx.requireApp(), step))
+    if (names.length === 0) ctx.out(none)
+    for (const name of names) ctx.out(`${label(colors())} ${name}`)
   }
 }
 
@@ -59,20 +71,12 @@ export function registerMigrateCommands(program: Command, ctx: CliContext): void
   program
     .command('migrate')
     .description('run the migrations that have not run yet')
-    .action(async () => {
-      const ran = await withProgress('Migrating', () => withMigrator(ctx.requireApp(), (m) => m.run()))
-      if (ran.length === 0) ctx.out('Nothing to migrate.')
-      for (const name of ran) ctx.out(`${colors().green('Migrated:')} ${name}`)
-    })
+    .action(migratorStep(ctx, 'Migrating', (m) => m.run(), 'Nothing to migrate.', (c) => c.green('Migrated:')))
 
   program
     .command('migrate:rollback')
     .description('undo the last batch of migrations')
-    .action(async () => {
-      const undone = await withProgress('Rolling back', () => withMigrator(ctx.requireApp(), (m) => m.rollback()))
-      if (undone.length === 0) ctx.out('Nothing to roll back.')
-      for (const name of undone) ctx.out(`${colors().yellow('Rolled back:')} ${name}`)
-    })
+    .action(migratorStep(ctx, 'Rolling back', (m) => m.rollback(), 'Nothing to roll back.', (c) => c.yellow('Rolled back:')))
 
   program
     .command('migrate:status')

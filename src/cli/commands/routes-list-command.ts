@@ -3,7 +3,7 @@
  * `craft routes:list`: method, path, name, handler and middleware of every route.
  */
 import type { Command } from 'commander'
-import type { CliContext } from '../context.js'
+import { withConsoleApp, type CliContext } from '../context.js'
 
 function handlerName(handler: unknown): string {
   if (typeof handler === 'string') return handler
@@ -16,9 +16,8 @@ export function registerRoutesListCommand(program: Command, ctx: CliContext): vo
   program
     .command('routes:list')
     .description('list every route: method, path, name, handler, middleware')
-    .action(async () => {
-      const app = await ctx.boot('console')
-      try {
+    .action(() =>
+      withConsoleApp(ctx, async (app) => {
         const rows = app.router.routes.map((r) => [
           r.methods.join('|'),
           r.path,
@@ -29,8 +28,6 @@ export function registerRoutesListCommand(program: Command, ctx: CliContext): vo
         const header = ['METHOD', 'PATH', 'NAME', 'HANDLER', 'MIDDLEWARE']
         const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
         for (const row of [header, ...rows]) ctx.out(row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd())
-      } finally {
-        await app.shutdown()
-      }
-    })
+      }),
+    )
 }

@@ -7,10 +7,9 @@
  * (config/auth.ts), and AuthorizationProvider last in PROVIDERS (config/providers.ts). Each edit
  * is skipped when already made; a file without the expected shape is left alone and reported.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs'
-import { join, relative, sep } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { FRAMEWORK_ROOT } from '../../foundation/application.js'
-import { missingFrameworkMigrations } from '../generator.js'
+import { filesUnder, missingFrameworkMigrations } from '../generator.js'
 import { editFile, withImport, type EditOutcome } from './file-edits.js'
 
 const COPIED: { from: string; to: string }[] = [
@@ -23,14 +22,6 @@ const COPIED: { from: string; to: string }[] = [
 export const ORGANIZATIONS_BLOCK =
   "  /** Organisations: each role's abilities ('*' covers all; the creator is owner) and the days an invitation lives. */\n" +
   "  organizations: { roles: { owner: ['*'], admin: ['organization:update', 'members:invite', 'members:remove', 'members:role'], member: [] }, invitation_days: 7 },\n"
-
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return []
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
-    .sort()
-}
 
 /** The files `--organizations` writes (the migration only when the app has none of that name). */
 export function organizationFiles(root: string): { path: string; contents: string }[] {

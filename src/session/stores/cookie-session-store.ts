@@ -66,6 +66,10 @@ class BoundCookieSessionStore implements BoundSessionStore {
   }
 
   async read(id: string): Promise<SessionData | null> {
+    return this.readNow(id)
+  }
+
+  readNow(id: string): SessionData | null {
     return id === this.incomingId ? this.#incomingData : null
   }
 

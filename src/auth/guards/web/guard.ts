@@ -3,8 +3,8 @@
  * The `web` guard: logins held by a cookie. The cookie (`trowel_auth`, signed with APP_KEY,
  * HttpOnly, SameSite=Lax, Secure over HTTPS, no Max-Age) holds an opaque random token; the
  * database holds only its SHA-256, one row per device. A request is authenticated by two
- * look-ups on unique keys: the login by token hash, then the user by primary key (on SQLite one
- * statement joining the two, see `#joinedUser`). Login
+ * look-ups on unique keys: the login by token hash, then the user by primary key (one statement
+ * joining the two, synchronous on SQLite; see `join-source.ts`). Login
  * regenerates the session (new id, new CSRF token); logout deletes this device's row, clears the
  * cookie and invalidates the session, so a replayed old cookie is logged out.
  *
@@ -46,18 +46,16 @@ import { CONFIRM_INTENDED, PASSWORD_CONFIRMED_AT } from '../../middleware/passwo
 import { AUTH_COOKIE, REMEMBER_COOKIE, type WebGuardDependencies } from './types.js'
 import type { DeviceRevocations } from '../../inventory/device-cookies.js'
 import { AMR_SESSION_KEY, MFA_INTENDED, SECOND_FACTOR_AT, sessionAmr } from '../../login/amr.js'
-import { NEW_CODES_KEY, TOTP_PENDING_KEY } from '../../two-factor/pending-secret.js'
 import { finishRestoredLogin } from '../../login/flow.js'
-import { ModelUserProvider, type AuthModel } from '../../user-providers/model-user-provider.js'
-import { Model } from '../../../database/model.js'
 import { UNAVAILABLE } from '../../../database/prepared-lookup.js'
+import { joinSource } from './join-source.js'
 
 /** The known-device cookie: `<random device id>.<base64url of the account's primary key>.<issued at, epoch seconds>`, signed. */
 export const DEVICE_COOKIE = 'trowel_device'
 /** Session key: SHA-256 of the token of the login whose state the session holds. */
 export const LOGIN_BINDING_KEY = 'auth.login'
-/** Session keys earned by one login, forgotten when the session meets another login. */
-const LOGIN_BOUND_KEYS = [AMR_SESSION_KEY, PASSWORD_CONFIRMED_AT, CONFIRM_INTENDED, MFA_INTENDED, SECOND_FACTOR_AT, TOTP_PENDING_KEY, NEW_CODES_KEY]
+/** Session keys earned by one login, forgotten when the session meets another login (with the features' `loginSessionKeys`). */
+const LOGIN_BOUND_KEYS = [AMR_SESSION_KEY, PASSWORD_CONFIRMED_AT, CONFIRM_INTENDED, MFA_INTENDED, SECOND_FACTOR_AT]
 /** One year, in seconds. */
 const DEVICE_COOKIE_MAX_AGE = 365 * 24 * 60 * 60
 
@@ -143,42 +141,54 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
     return request.cookie(AUTH_COOKIE) !== undefined || (this.#deps.remember !== undefined && this.#deps.remember !== null && request.cookie(REMEMBER_COOKIE) !== undefined)
   }
 
-  protected async resolve(): Promise<User> {
+  protected resolve(): User | Promise<User> {
     const token = this.ctx.request.cookie(AUTH_COOKIE)
-    if (token) {
-      // Hashed once: the look-up and the session binding use the same digest.
-      const digest = sha256Hex(token)
-      let user: User | null | undefined = this.#joinedUser(token, digest)
-      if (user === undefined) {
-        const userId = await this.#deps.tokens.findUserId(token, digest)
-        user = userId === null ? null : await this.#deps.provider.findById(userId)
-      }
-      if (user) {
-        this.#loginToken = token
-        this.#bindSessionHash(digest)
-        return user
-      }
-      this.ctx.response.clearCookie(AUTH_COOKIE)
+    if (!token) return this.#resolveRemembered()
+    // Hashed once: the look-up and the session binding use the same digest.
+    const digest = sha256Hex(token)
+    // A login in good standing on SQLite: the login and its user in one synchronous read.
+    const user = this.#joinedUser(token, digest)
+    return user === undefined ? this.#resolveByReads(token, digest) : this.#loggedIn(user, token, digest)
+  }
+
+  /**
+   * `resolve()` when the synchronous joined read could not answer: on PostgreSQL and MySQL the
+   * same join as one query; else (or for a login to end or touch) the login, then its user.
+   */
+  async #resolveByReads(token: string, digest: string): Promise<User> {
+    const source = joinSource(this.#deps.provider, token)
+    const joined = source ? await this.#deps.tokens.findWithUser?.(digest, source.users) : UNAVAILABLE
+    let user: User | null
+    if (joined === null) user = null
+    else if (joined !== undefined && joined !== UNAVAILABLE) user = source!.model.hydrate(joined.user) as User
+    else {
+      const userId = await this.#deps.tokens.findUserId(token, digest)
+      user = userId === null ? null : await this.#deps.provider.findById(userId)
     }
-    // Only now, with no valid login, is "remember me" consulted: a logged-in request pays nothing for it.
+    if (user) return this.#loggedIn(user, token, digest)
+    this.ctx.response.clearCookie(AUTH_COOKIE)
+    return this.#resolveRemembered()
+  }
+
+  #loggedIn(user: User, token: string, digest: string): User {
+    this.#loginToken = token
+    this.#bindSessionHash(digest)
+    return user
+  }
+
+  /** Only now, with no valid login, is "remember me" consulted: a logged-in request pays nothing for it. */
+  async #resolveRemembered(): Promise<User> {
     const restored = await this.#restore()
     if (restored) return restored
     throw this.unauthenticated()
   }
 
-  /**
-   * The login and its user in one read (`LoginTokenRepository.findWithUserNow`) when the users
-   * are a model read by primary key as `Model.find` reads them (no `find`/`findBy` of its own,
-   * the default connection); undefined when that cannot answer: the caller reads them one by one.
-   */
+  /** The login and its user in one synchronous read (see `joinSource`); undefined when that cannot answer. */
   #joinedUser(token: string, digest: string): User | undefined {
-    const { provider, tokens } = this.#deps
-    if (!(provider instanceof ModelUserProvider) || typeof tokens.findWithUserNow !== 'function') return undefined
-    if (token.length < 20 || token.length > 200) return undefined
-    const model = provider.model as AuthModel & { connection?: string; find: unknown; findBy?: unknown }
-    if (model.connection !== undefined || model.find !== Model.find || model.findBy !== Model.findBy) return undefined
-    const found = tokens.findWithUserNow(digest, { table: model.getTable(), primaryKey: model.getPrimaryKey() })
-    return found === UNAVAILABLE ? undefined : (model.hydrate(found.user) as User)
+    const source = joinSource(this.#deps.provider, token)
+    if (!source || typeof this.#deps.tokens.findWithUserNow !== 'function') return undefined
+    const found = this.#deps.tokens.findWithUserNow(digest, source.users)
+    return found === UNAVAILABLE ? undefined : (source.model.hydrate(found.user) as User)
   }
 
   /**
@@ -284,7 +294,7 @@ export class WebGuard<User extends AuthUser = AuthUser> extends BaseGuard<User> 
   #forgetLoginState(): void {
     if (!this.ctx.hasSession) return
     const session = this.ctx.session
-    for (const key of LOGIN_BOUND_KEYS) if (session.has(key)) session.forget(key)
+    for (const key of [...LOGIN_BOUND_KEYS, ...(this.#deps.loginSessionKeys ?? [])]) if (session.has(key)) session.forget(key)
   }
 
   override async knownDevice(accountId: unknown): Promise<boolean> {

@@ -26,10 +26,14 @@ export interface UserRowSource {
 /** The login columns `findWithUserNow` reads, first in its rows (the user's columns follow, read by position). */
 const JOINED_COLUMNS = ['user_id', 'created_at', 'last_used_at'] as const
 
+/** The prefix of `findWithUser`'s login columns in its rows (beside the user's own columns). */
+const JOINED_ALIAS = 'trowel_login__'
+
 /** `last_used_at` is written at most this often per login (or a quarter of the idle timeout), not on every request. */
 const TOUCH_EVERY_MS = 60_000
 
-function epochMs(value: unknown): number | null {
+/** A stored date column (Date, text or epoch milliseconds, by driver) in epoch milliseconds; null when empty or not a date. */
+export function epochMs(value: unknown): number | null {
   if (value === null || value === undefined) return null
   const ms = new Date(value as string | number | Date).getTime()
   return Number.isFinite(ms) ? ms : null
@@ -115,18 +119,49 @@ export class LoginTokenRepository {
     const prepared = getDatabase().prepared()
     const values = prepared.queryNow(key, sql, digest)
     if (values === UNAVAILABLE || values === undefined) return UNAVAILABLE
-    const now = Date.now()
     const created = epochMs(values[1])
     const lastUsed = epochMs(values[2]) ?? created
-    const { lifetime, idleTimeout = 120 } = this.#options
-    if (created === null || lastUsed === null || (lifetime !== null && now - created > lifetime * 60_000)) return UNAVAILABLE
-    if (idleTimeout !== null && now - lastUsed > idleTimeout * 60_000) return UNAVAILABLE
-    const touchEvery = idleTimeout === null ? TOUCH_EVERY_MS : Math.min(TOUCH_EVERY_MS, (idleTimeout * 60_000) / 4)
-    if (now - lastUsed > touchEvery) return UNAVAILABLE
+    if (!this.#inGoodStanding(created, lastUsed, Date.now())) return UNAVAILABLE
     const columns = prepared.columnsOf(key)!
     const user: Record<string, unknown> = {}
     for (let i = JOINED_COLUMNS.length; i < values.length; i++) user[columns[i]!] = values[i]
     return { userId: values[0], user }
+  }
+
+  /**
+   * `findWithUserNow` for the other drivers (PostgreSQL, MySQL): the login and its user in one
+   * query, its login columns under aliases no users table has, so one round trip instead of two.
+   * Null for an unknown token; `UNAVAILABLE` for a login to end or to touch (or on SQLite, where
+   * `findWithUserNow` answers): the caller then takes `findUserId`, which does those writes.
+   */
+  async findWithUser(digest: string, users: UserRowSource): Promise<{ userId: unknown; user: Record<string, unknown> } | null | typeof UNAVAILABLE> {
+    if (getDatabase().driver() === 'sqlite') return UNAVAILABLE
+    const db = this.#db()
+    const aliases = JOINED_COLUMNS.map((c) => [c, `${JOINED_ALIAS}${c}`])
+    const result: unknown = await db.raw(
+      `select u.*, ${aliases.map(() => 't.?? as ??').join(', ')} from ?? t join ?? u on u.?? = t.?? where t.?? = ? limit 1`,
+      [...aliases.flat(), this.#options.table, users.table, users.primaryKey, 'user_id', 'token_hash', digest],
+    )
+    // node-postgres answers { rows }, mysql2 [rows, fields].
+    const rows = (Array.isArray(result) ? result[0] : (result as { rows?: unknown }).rows) as Record<string, unknown>[] | undefined
+    const row = rows?.[0]
+    if (!row) return null
+    const now = Date.now()
+    const created = epochMs(row[`${JOINED_ALIAS}created_at`])
+    const lastUsed = epochMs(row[`${JOINED_ALIAS}last_used_at`]) ?? created
+    if (!this.#inGoodStanding(created, lastUsed, now)) return UNAVAILABLE
+    const user: Record<string, unknown> = {}
+    for (const key in row) if (!key.startsWith(JOINED_ALIAS)) user[key] = row[key]
+    return { userId: row[`${JOINED_ALIAS}user_id`], user }
+  }
+
+  /** A login within its lifetime and idle timeout whose `last_used_at` needs no move now. */
+  #inGoodStanding(created: number | null, lastUsed: number | null, now: number): boolean {
+    const { lifetime, idleTimeout = 120 } = this.#options
+    if (created === null || lastUsed === null || (lifetime !== null && now - created > lifetime * 60_000)) return false
+    if (idleTimeout !== null && now - lastUsed > idleTimeout * 60_000) return false
+    const touchEvery = idleTimeout === null ? TOUCH_EVERY_MS : Math.min(TOUCH_EVERY_MS, (idleTimeout * 60_000) / 4)
+    return now - lastUsed <= touchEvery
   }
 
   /**

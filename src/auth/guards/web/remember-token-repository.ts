@@ -26,6 +26,7 @@
  */
 import type { Knex } from 'knex'
 import { randomToken, sha256Hex, timingSafeEqualString } from '../../tokens/index.js'
+import { epochMs } from './login-token-repository.js'
 
 export interface RememberTokenOptions {
   /** Minutes a remember-me cookie lasts from its last use (`GUARDS.web.remember_lifetime`). */
@@ -68,12 +69,6 @@ export function parseRememberCookie(value: unknown): { series: string; token: st
   const series = value.slice(0, dot)
   const token = value.slice(dot + 1)
   return PART.test(series) && PART.test(token) ? { series, token } : null
-}
-
-function epochMs(value: unknown): number | null {
-  if (value === null || value === undefined) return null
-  const ms = new Date(value as string | number | Date).getTime()
-  return Number.isFinite(ms) ? ms : null
 }
 
 export class RememberTokenRepository {

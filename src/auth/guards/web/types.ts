@@ -21,4 +21,6 @@ export interface WebGuardDependencies<User extends AuthUser> extends GuardDepend
   remember?: RememberTokenRepository | null
   /** When each user's device cookies were revoked; absent: a valid cookie is always a known device. */
   devices?: DeviceRevocations
+  /** The features' session keys of one login (their modules' `loginSessionKeys`), forgotten with the login's own. */
+  loginSessionKeys?: readonly string[]
 }

@@ -1,5 +1,5 @@
 /**
- * @module cli/commands/two-factor-command
+ * @module auth/two-factor/two-factor-command
  * `craft two-factor:disable <email>`: the operator's way back in for a user who lost both their
  * authenticator and their recovery codes. Turns TOTP off for the user with that address (the
  * secret, the recovery codes and the trusted devices are deleted, in one transaction), emits
@@ -10,11 +10,11 @@
  * of APP_PREVIOUS_KEYS decrypts again under the new APP_KEY, so the old key can be dropped at once.
  */
 import type { Command } from 'commander'
-import { CliError } from '../cli-error.js'
+import { CliError } from '../../cli/cli-error.js'
 import { requestlessEventBase } from '../../api/personal-tokens/issue.js'
 import { db } from '../../database/database-manager.js'
 import { decodeAppKey } from '../../http/cookie-jar.js'
-import type { CliContext } from '../context.js'
+import type { CliContext } from '../../cli/context.js'
 import type { Application } from '../../foundation/application.js'
 
 /**
