@@ -13,6 +13,7 @@ import type { Page } from 'playwright-core'
 import { Secret, TOTP } from 'otpauth'
 import { newApp, migrate, type TestApp } from '../helpers/app-harness.js'
 import { applyAuthSteps } from '../helpers/seed-steps.js'
+import { budgetsOff } from '../helpers/auth-config.js'
 import { appDb } from '../helpers/security-kit.js'
 import { browserSkipReason, launchBrowser, screenshot, seriousA11yViolations, fitsViewport, freePort, type Browser } from '../helpers/browser.js'
 
@@ -43,11 +44,15 @@ describe('polished pages in chromium', { skip }, () => {
     base = `http://localhost:${port}`
     app = await newApp({ env: { MAIL_DRIVER: 'log', APP_URL: base, APP_DEBUG: 'false' } })
     applyAuthSteps(app)
+    // Logins of one address from 127.0.0.1 all through the file: no budget nor the 2 s hashing wait on a busy machine.
+    budgetsOff(app)
     app.edit('routes/web.ts', (t) => `import { errors } from 'trowel'\n` + t.replace('export const ROUTES = [', `export const ROUTES = [${ERROR_ROUTES}`))
     migrate(app)
     await app.serve({}, ['--port', String(port)])
     browser = await launchBrowser()
     page = await browser.newPage('desktop')
+    // A login hashes a password: give navigations more than the 10 s default on a loaded machine.
+    page.setDefaultNavigationTimeout(30_000)
   })
 
   after(async () => {
