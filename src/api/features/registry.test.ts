@@ -29,10 +29,16 @@ function context(settings: DriverSettings): ApiOptionsContext {
   return { app, settings, jwt: () => ({ algorithm: 'HS512', secret: 'x'.repeat(64), model, expires: 15, version: null, authenticates: false }) }
 }
 
-/** An app whose auth feature list is one feature, `api_pair`, with two API routes (and it is on). */
+/**
+ * An app whose auth feature list is `api_pair`, with two API routes (and it is on), and `stepper`,
+ * off, which serves the login's second step (listed whatever the features).
+ */
 const mountingApp = {
   has: (key: string) => key === 'auth.features',
-  make: () => [defineFeature({ name: 'api_pair', apiRoutes: ({ authRoute }) => [Route.post(`${authRoute}/pair`, () => '').name('api.pair'), Route.post(`${authRoute}/pair/verify`, () => '').name('api.pair.verify')] })],
+  make: () => [
+    defineFeature({ name: 'api_pair', apiRoutes: ({ authRoute }) => [Route.post(`${authRoute}/pair`, () => '').name('api.pair'), Route.post(`${authRoute}/pair/verify`, () => '').name('api.pair.verify')] }),
+    defineFeature({ name: 'stepper', secondStep: { page: '/step', routes: () => [], apiRoutes: ({ authRoute }) => [Route.post(`${authRoute}/step`, () => '').name('api.auth.step')] } }),
+  ],
   get: (key: string) => (key === 'auth.config' ? { features: new Set(['api_pair']) } : undefined),
 } as unknown as Application
 
@@ -66,7 +72,7 @@ describe('the API feature list', () => {
         'POST /account/tokens/revoke-all account.tokens.revoke_all',
         'POST /account/tokens/@id/revoke account.tokens.revoke',
         'POST /api/auth api.auth',
-        'POST /api/auth/two-factor api.auth.two_factor',
+        'POST /api/auth/step api.auth.step',
         'POST /api/auth/pair api.pair',
         'POST /api/auth/pair/verify api.pair.verify',
         'POST /api/reauth api.reauth',
@@ -77,7 +83,7 @@ describe('the API feature list', () => {
       ],
     )
     const custom = expand(Api.routes({ tokensPage: false, authRoute: '/token', reauthRoute: '/token/again', jwksRoute: '/keys', openapiRoute: '/doc' }))
-    assert.deepEqual(custom.map((r) => r.path), ['/token', '/token/two-factor', '/token/pair', '/token/pair/verify', '/token/again', '/api/logout', '/api/revoke', '/keys', '/doc'])
+    assert.deepEqual(custom.map((r) => r.path), ['/token', '/token/step', '/token/pair', '/token/pair/verify', '/token/again', '/api/logout', '/api/revoke', '/keys', '/doc'])
     for (const route of custom) {
       assert.equal(route.json, true, route.path)
       assert.equal(route.csrfExempt, true, route.path)

@@ -1,9 +1,9 @@
 /**
  * @module api/token-routes/routes
  * The token routes of `Api.routes({ authRoute, reauthRoute })`: POST authRoute (`username`,
- * `password`) → `{"data": "<JWT>"}` (a user with two-factor authentication: 401 `E_MFA_REQUIRED`
- * with an `mfa_token`, answered on POST `<authRoute>/two-factor` with `code` or `recovery_code`,
- * see second-step); POST reauthRoute (`token`) → `{"data": "<new JWT>"}`; POST /api/logout
+ * `password`) → `{"data": "<JWT>"}` (a user a feature holds back after the password: 401
+ * `E_MFA_REQUIRED` with an `mfa_token`, answered by the login's second step, which the feature
+ * serving it lists right after, see `secondStep.apiRoutes`); POST reauthRoute (`token`) → `{"data": "<new JWT>"}`; POST /api/logout
  * (Bearer) → 204; POST /api/revoke (`token`, RFC 7009) → 200. Between the second step and reauth,
  * the API routes of the auth features the mounting app turned on (sign-in by e-mail, ...): a
  * `Route.deferred` entry, expanded with that app. Declared in `routes/web.ts` but outside the
@@ -16,15 +16,16 @@ import type { RouteDefinition } from '../../routing/route-definition.js'
 import type { RouteEntry } from '../../routing/route-group.js'
 import type { Application } from '../../foundation/application.js'
 import type { HttpContext } from '../../http/context.js'
+import type { AuthUser } from '../../auth/types.js'
 import { CREDENTIAL_BODY_LIMIT } from '../../http/body-parser.js'
 import { ValidationError } from '../../http/errors.js'
-import { featureApiRoutes, featuresOf } from '../../auth/features/registry.js'
+import type { ApiSecondStepContext } from '../../auth/features/contract.js'
+import { featureApiRoutes, featuresOf, secondStepApiRoutes } from '../../auth/features/registry.js'
 import { enabledFeatures } from '../../auth/auth-routes.js'
 import { ApiCredentialsError } from '../errors.js'
-import { jwtGuardOf } from '../guards/jwt/jwt-guard-of.js'
+import { JWT_GUARD, jwtGuardOf } from '../guards/jwt/jwt-guard-of.js'
 import { asApiRoute } from '../api-route.js'
 import type { ApiRoutesOptions } from '../features/contract.js'
-import { issueTokenTwoFactor } from './second-step.js'
 import { stringField } from './string-field.js'
 
 async function issueToken(ctx: HttpContext): Promise<unknown> {
@@ -74,11 +75,19 @@ function tokenRoute(path: string, handler: (ctx: HttpContext) => unknown, name: 
   return asTokenRoute(Route.post(path, handler).name(name))
 }
 
+/** The user of the `jwt` guard's provider with this primary key (the user a token would name). */
+async function tokenUser(ctx: HttpContext, id: string): Promise<AuthUser | null> {
+  jwtGuardOf(ctx) // the guard first, as every token route does (unregistered: the error that says so)
+  return (await ctx.app.make('api.jwt').provider.findRecord(id))?.user() ?? null
+}
+
 export function tokenRoutes(options: ApiRoutesOptions): RouteEntry[] {
   const authRoute = options.authRoute ?? '/api/auth'
+  const secondStep: ApiSecondStepContext = { authRoute, guard: JWT_GUARD, user: tokenUser }
   return [
     tokenRoute(authRoute, issueToken, 'api.auth'),
-    tokenRoute(`${authRoute}/two-factor`, issueTokenTwoFactor, 'api.auth.two_factor'),
+    // The login's second step, where a login held back after the password gets its token.
+    Route.deferred((owner) => secondStepApiRoutes(secondStep, featuresOf(owner as Application)).map(asTokenRoute)),
     // The API routes of the auth features the mounting app turned on (sign-in by e-mail, ...), made token routes.
     Route.deferred((owner) => {
       const app = owner as Application

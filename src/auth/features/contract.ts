@@ -11,11 +11,13 @@
  */
 import type { Knex } from 'knex'
 import type { Application } from '../../foundation/application.js'
+import type { HttpContext } from '../../http/context.js'
 import type { MiddlewareClass } from '../../http/middleware.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
 import type { BudgetLimit, ResolvedAuthConfig } from '../auth-config.js'
 import type { AuthInventory, InventoryKind } from '../inventory/index.js'
 import type { LoginChallenge, SecondFactor } from '../login/types.js'
+import type { AuthUser } from '../types.js'
 
 /** What `craft auth` writes for a feature (file names, relative to the folders named). */
 export interface FeatureScaffold {
@@ -29,6 +31,16 @@ export interface FeatureScaffold {
   readonly templates?: readonly string[]
   /** E-mail templates of `templates/mailables/auth/`. */
   readonly mailTemplates?: readonly string[]
+}
+
+/** What `Api.routes()` hands the API routes of the login's second step (`secondStep.apiRoutes`). */
+export interface ApiSecondStepContext {
+  /** The API's auth route (`/api/auth`): the second step's routes go under it. */
+  readonly authRoute: string
+  /** The guard the API issues tokens with (`jwt`): the second step finishes the login on it. */
+  readonly guard: string
+  /** The user of that guard's provider with this primary key, or null. */
+  user(ctx: HttpContext, id: string): Promise<AuthUser | null>
 }
 
 export interface AuthFeatureModule {
@@ -81,8 +93,12 @@ export interface AuthFeatureModule {
    * The page of the login's second step, which `mfa` also steps a login up on: its path and its
    * routes. Served whenever a feature offering a `secondFactor` is on, whether or not this one is
    * (by the first feature of the list that has it), listed after that feature's routes.
+   * `apiRoutes`: the API login's second step (where a login answered 401 `E_MFA_REQUIRED` gets
+   * its token), listed by `Api.routes()` right after its auth route whatever the features, by
+   * the first feature of the list that has them (with none on that holds a login back, no
+   * `mfa_token` exists and every answer is refused).
    */
-  readonly secondStep?: { readonly page: string; routes(): RouteDefinition[] }
+  readonly secondStep?: { readonly page: string; routes(): RouteDefinition[]; apiRoutes?(api: ApiSecondStepContext): RouteDefinition[] }
   /** Boot when on: bind services, read its config slice (a mistake throws AuthConfigError naming the key). */
   install?(app: Application, auth: ResolvedAuthConfig): void | Promise<void>
   /**

@@ -15,7 +15,7 @@ import { authRoutes, authRoutesFor } from '../auth-routes.js'
 import { Router } from '../../routing/router.js'
 import { defineFeature } from './contract.js'
 import { authFeatures } from './index.js'
-import { featureApiRoutes, featureBudgets, featureRoutes, generatedFeatures, installFeatures, registerFeatures, resolveFeatureNames, secondStepOf } from './registry.js'
+import { featureApiRoutes, featureBudgets, featureRoutes, generatedFeatures, installFeatures, registerFeatures, resolveFeatureNames, secondStepApiRoutes, secondStepOf } from './registry.js'
 import type { Application } from '../../foundation/application.js'
 import type { ResolvedAuthConfig } from '../auth-config.js'
 import type { MiddlewareClass } from '../../http/middleware.js'
@@ -114,6 +114,27 @@ describe('the feature registry', () => {
     assert.deepEqual(paths(['plain']), ['/plain'], 'no second factor on: no second step')
     assert.equal(secondStepOf(new Set(['other']), list)?.page, '/step')
     assert.equal(secondStepOf(new Set(['plain']), list), undefined)
+  })
+
+  it('lists the API second step of the first feature that has one, whatever the features, with the API\'s context', () => {
+    const seen: string[] = []
+    const step = (name: string) =>
+      defineFeature({
+        name,
+        secondStep: {
+          page: '/step',
+          routes: () => [],
+          apiRoutes: (api) => {
+            seen.push(`${name} ${api.guard}`)
+            return [Route.post(`${api.authRoute}/step`, () => '').name(`api.${name}`)]
+          },
+        },
+      })
+    const api = { authRoute: '/token', guard: 'jwt', user: async () => null }
+    const plain = defineFeature({ name: 'plain' })
+    assert.deepEqual(secondStepApiRoutes(api, [plain, step('first'), step('second')]).map((r) => `${r.path} ${r.routeName}`), ['/token/step api.first'])
+    assert.deepEqual(seen, ['first jwt'])
+    assert.deepEqual(secondStepApiRoutes(api, [plain]), [], 'no feature serves one: no route')
   })
 
   it('boots only the features that are on: middleware when absent, install, login challenge, second factor; register always', async () => {

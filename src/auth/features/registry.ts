@@ -9,7 +9,7 @@ import type { Application } from '../../foundation/application.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
 import { AuthConfigError } from '../errors.js'
 import type { ResolvedAuthConfig } from '../auth-config.js'
-import type { AuthFeatureModule } from './contract.js'
+import type { ApiSecondStepContext, AuthFeatureModule } from './contract.js'
 
 export { featureBudgets, featureNotifications, resolveFeatureNames } from '../auth-config.js'
 
@@ -77,6 +77,11 @@ export function featureRoutes(on: ReadonlySet<string>, list: List, app: Applicat
 /** The API routes of the features that are on, under `authRoute`, for `app`. */
 export function featureApiRoutes(on: ReadonlySet<string>, api: { authRoute: string }, list: List, app: Application): RouteDefinition[] {
   return unionOfRoutes(on, list, (f) => f.apiRoutes?.(api, app))
+}
+
+/** The API routes of the login's second step (`secondStep.apiRoutes` of the first feature that has them), whatever the features. */
+export function secondStepApiRoutes(api: ApiSecondStepContext, list: List): RouteDefinition[] {
+  return list.find((f) => f.secondStep?.apiRoutes)?.secondStep?.apiRoutes?.(api) ?? []
 }
 
 /** The migrations `craft auth` writes for the features (every feature: an app turns one on in config). */

@@ -9,6 +9,7 @@
 import { Route } from '../../routing/route.js'
 import { CREDENTIAL_BODY_LIMIT } from '../../http/body-parser.js'
 import { CHALLENGE_PAGE, secondStepRoutes } from './second-step-routes.js'
+import { apiSecondStepRoutes } from './api-second-step.js'
 import { defineFeature } from '../features/contract.js'
 import { usersTableOf } from '../inventory/index.js'
 import { registerTwoFactor } from './install.js'
@@ -52,8 +53,9 @@ export const twoFactorFeature = defineFeature({
     return twoFactorLoginChallenge(app, pending, trusted)
   },
   secondFactor: (app) => ({ enrolled: (userId) => app.make('auth.two_factor').isEnabled(userId), enrolPage: '/account/two-factor', pageFlag: 'two_factor_on' }),
-  // The challenge page: served whenever a feature offering a second factor is on (passkeys alone too).
-  secondStep: { page: CHALLENGE_PAGE, routes: secondStepRoutes },
+  // The challenge page: served whenever a feature offering a second factor is on (passkeys alone
+  // too); the API's second step (POST <authRoute>/two-factor), listed by Api.routes().
+  secondStep: { page: CHALLENGE_PAGE, routes: secondStepRoutes, apiRoutes: apiSecondStepRoutes },
   inventory: (_inventory, auth) => [trustedDevicesKind(), totpKind(() => usersTableOf(auth.model))],
   routes: (on) => {
     const confirmed = ['auth', 'password.confirm']

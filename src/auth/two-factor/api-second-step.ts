@@ -1,16 +1,18 @@
 /**
- * @module api/token-routes/second-step
+ * @module auth/two-factor/api-second-step
  * POST `<authRoute>/two-factor`: the API login's second step, for a user whose password was right
  * and who has two-factor authentication (the auth route answered 401 `E_MFA_REQUIRED` with an
- * `mfa_token`).
+ * `mfa_token`). The module's `secondStep.apiRoutes`: `Api.routes()` lists it right after the
+ * auth route and makes it a token route (JSON, outside `web`, CSRF-exempt, credential body limit).
  */
 import type { HttpContext } from '../../http/context.js'
 import { TooManyRequestsError, ValidationError } from '../../http/errors.js'
-import { eventBase } from '../../auth/events.js'
-import { answerSecondStep, CHALLENGE_MESSAGES, refuseStopped, twoFactorBudgetKeys } from '../../auth/two-factor/challenge-forms.js'
-import { finishApiSecondStep, MFA_PURPOSES } from '../../auth/login/flow.js'
-import { jwtGuardOf } from '../guards/jwt/jwt-guard-of.js'
-import { stringField } from './string-field.js'
+import { Route } from '../../routing/route.js'
+import type { RouteDefinition } from '../../routing/route-definition.js'
+import type { ApiSecondStepContext } from '../features/contract.js'
+import { eventBase } from '../events.js'
+import { answerSecondStep, CHALLENGE_MESSAGES, refuseStopped, twoFactorBudgetKeys } from './challenge-forms.js'
+import { finishApiSecondStep, MFA_PURPOSES } from '../login/flow.js'
 
 /** The second step's messages (422 `E_VALIDATION`, by field). */
 export const MFA_STEP_MESSAGES = {
@@ -18,6 +20,21 @@ export const MFA_STEP_MESSAGES = {
   tokenInvalid: 'The mfa_token is invalid, used or expired: log in again.',
   codeRequired: 'The code field (or recovery_code) is required.',
 } as const
+
+/** Field `name` of the body (never the query string); anything but a string is 422, as on every token route. */
+function stringField(ctx: HttpContext, name: string): string | undefined {
+  const value = ctx.request.post(name)
+  if (value === undefined) return undefined
+  if (typeof value !== 'string') throw new ValidationError({ [name]: [`The ${name} field must be a string.`] })
+  return value
+}
+
+/** The second step's route under the API's auth route (`api.auth.two_factor`). */
+export function apiSecondStepRoutes(api: ApiSecondStepContext): RouteDefinition[] {
+  // A named handler: `craft routes:list` shows it by name.
+  const issueTokenTwoFactor = (ctx: HttpContext): Promise<unknown> => answerApiSecondStep(ctx, api)
+  return [Route.post(`${api.authRoute}/two-factor`, issueTokenTwoFactor).name('api.auth.two_factor')]
+}
 
 /**
  * POST `<authRoute>/two-factor` (`mfa_token`, and `code` or `recovery_code`): the second step of
@@ -30,7 +47,7 @@ export const MFA_STEP_MESSAGES = {
  * answers exactly one gets a token) and answers as authRoute does, the token's `amr` being
  * the first step's plus `otp` (`['pwd', 'otp']`; after an e-mailed code `['email', 'otp']`).
  */
-export async function issueTokenTwoFactor(ctx: HttpContext): Promise<unknown> {
+async function answerApiSecondStep(ctx: HttpContext, api: ApiSecondStepContext): Promise<unknown> {
   const mfaToken = stringField(ctx, 'mfa_token') ?? ''
   const code = (stringField(ctx, 'code') ?? '').trim()
   const recovery = (stringField(ctx, 'recovery_code') ?? '').trim()
@@ -40,9 +57,7 @@ export async function issueTokenTwoFactor(ctx: HttpContext): Promise<unknown> {
   const challenges = app.make('auth.challenges')
   const row = app.has('auth.two_factor') ? await challenges.peek(mfaToken, MFA_PURPOSES) : null
   if (!row || row.user_id === null) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
-  const guard = jwtGuardOf(ctx)
-  const jwt = app.make('api.jwt')
-  const user = (await jwt.provider.findRecord(String(row.user_id)))?.user()
+  const user = await api.user(ctx, String(row.user_id))
   if (!user) throw new ValidationError({ mfa_token: [MFA_STEP_MESSAGES.tokenInvalid] })
   await refuseStopped(ctx, user)
   // One answer per mfa_token at a time: a concurrent one is 429 before any code is looked at, so
@@ -57,10 +72,10 @@ export async function issueTokenTwoFactor(ctx: HttpContext): Promise<unknown> {
     if (waits.some((wait) => wait !== null)) {
       const error = new TooManyRequestsError(Math.max(...waits.map((wait) => wait ?? 0)))
       ctx.app.log.warn('auth.two_factor_throttled', { user_id: user.getKey(), ip: ctx.request.ip(), request_id: ctx.request.id, retry_after: error.retryAfter })
-      ctx.auth.manager.events.emit('auth:throttled', { ...eventBase(ctx, guard.name, user), retryAfter: error.retryAfter })
+      ctx.auth.manager.events.emit('auth:throttled', { ...eventBase(ctx, api.guard, user), retryAfter: error.retryAfter })
       throw error
     }
-    if (!(await answerSecondStep(ctx, user, guard.name, code, recovery))) {
+    if (!(await answerSecondStep(ctx, user, api.guard, code, recovery))) {
       throw new ValidationError({ [code !== '' ? 'code' : 'recovery_code']: [CHALLENGE_MESSAGES.invalid] })
     }
     // Single use: the mfa_token goes with the first right answer.
@@ -68,5 +83,5 @@ export async function issueTokenTwoFactor(ctx: HttpContext): Promise<unknown> {
     await budget.clear(keys[keys.length - 1]!)
   })
   // The login flow: the first step's method, its amr plus `otp` (a password: ['pwd', 'otp']).
-  return finishApiSecondStep(ctx, user, row.purpose, guard.name)
+  return finishApiSecondStep(ctx, user, row.purpose, api.guard)
 }
