@@ -41,7 +41,7 @@ export { DefaultSecurityNotice, type SecurityNotice, type SecurityNoticeKind } f
 export { AccountForms, ACCOUNT_MESSAGES } from './accounts/account-forms.js'
 export { DeviceForms, DEVICE_MESSAGES, currentLoginHash } from './accounts/device-forms.js'
 export { devicesOf, describeUserAgent, DeviceRegistry, WebLoginDevices, type Device, type DeviceSource, type DeviceContext, type RevokedDevice } from './accounts/devices.js'
-export { ActivityForms, ACTIVITY_LABELS, describeEvent, recentActivity, type ActivityEntry } from './accounts/activity-forms.js'
+export { ActivityForms, ACTIVITY_LABELS, activityLabels, describeEvent, recentActivity, type ActivityEntry } from './accounts/activity-forms.js'
 export { RememberTokenRepository, parseRememberCookie, type RememberTokenOptions, type RememberLookup, type RememberRow, type RememberState } from './guards/web/remember-token-repository.js'
 export { REMEMBER_COOKIE } from './guards/web/types.js'
 export { ConfirmPasswordForms, CONFIRM_PASSWORD_INCORRECT } from './accounts/confirm-password-forms.js'

@@ -13,11 +13,13 @@ import { AUDIT_TABLE } from '../audit/audit-log.js'
 import { parseDetails } from '../audit/audit-query.js'
 import { describeUserAgent } from './devices.js'
 import { formatWhen } from './device-forms.js'
+import type { AuthFeatureModule } from '../features/contract.js'
+import { featuresOf } from '../features/registry.js'
 
 /** How many events the page shows. */
 export const ACTIVITY_LIMIT = 50
 
-/** Each event type in plain words (types not listed: their name, in words). */
+/** Each core event type in plain words (the features add theirs: `activityLabels`; types not listed: their name, in words). */
 export const ACTIVITY_LABELS: Record<string, string> = {
   'auth:login_succeeded': 'Signed in',
   'auth:login_failed': 'Failed sign-in',
@@ -38,9 +40,6 @@ export const ACTIVITY_LABELS: Record<string, string> = {
   'auth:token_revoked': 'API token revoked',
   'auth:token_reuse_detected': 'An old API token was used again: tokens revoked',
   'auth:remember_reuse': 'An old "remember me" token was used again: that device was logged out',
-  'auth:two_factor_enabled': 'Two-factor authentication turned on',
-  'auth:two_factor_disabled': 'Two-factor authentication turned off',
-  'auth:two_factor_failed': 'Wrong two-factor code',
   'auth:passkey_added': 'Passkey added',
   'auth:passkey_removed': 'Passkey removed',
   'auth:device_revoked': 'Device logged out',
@@ -60,10 +59,15 @@ export interface ActivityEntry {
   client: string
 }
 
-/** An event type in plain words. */
-export function describeEvent(type: string, detail: Record<string, unknown> = {}): string {
+/** The core's labels and those of every feature of `list` (on or not: its events stay in the log). */
+export function activityLabels(list: readonly AuthFeatureModule[]): Readonly<Record<string, string>> {
+  return Object.assign({}, ACTIVITY_LABELS, ...list.map((f) => f.activityLabels ?? {})) as Record<string, string>
+}
+
+/** An event type in plain words (`labels`: the core's and the features', see `activityLabels`). */
+export function describeEvent(type: string, detail: Record<string, unknown> = {}, labels: Readonly<Record<string, string>> = ACTIVITY_LABELS): string {
   if (type === 'auth:device_revoked' && detail.device === 'others') return 'All other devices logged out'
-  const known = ACTIVITY_LABELS[type]
+  const known = labels[type]
   if (known) return known
   const words = type.replace(/^auth:/, '').replaceAll('_', ' ').trim()
   return words === '' ? 'Event' : words[0]!.toUpperCase() + words.slice(1)
@@ -73,7 +77,7 @@ export function describeEvent(type: string, detail: Record<string, unknown> = {}
  * The user's last `limit` audit events, newest first; none when the app has no audit table
  * (`migrated`: the tables the app has, read at boot; an app migrated before the audit log existed).
  */
-export async function recentActivity(knex: Knex, userId: unknown, migrated: MigratedTables, limit = ACTIVITY_LIMIT): Promise<ActivityEntry[]> {
+export async function recentActivity(knex: Knex, userId: unknown, migrated: MigratedTables, limit = ACTIVITY_LIMIT, labels: Readonly<Record<string, string>> = ACTIVITY_LABELS): Promise<ActivityEntry[]> {
   await migrated.ready()
   if (!migrated.has(AUDIT_TABLE)) return []
   const rows: Record<string, unknown>[] = await knex(AUDIT_TABLE)
@@ -88,7 +92,7 @@ export async function recentActivity(knex: Knex, userId: unknown, migrated: Migr
     return {
       id: Number(row.id),
       type,
-      label: describeEvent(type, parseDetails(row.details)),
+      label: describeEvent(type, parseDetails(row.details), labels),
       at: valid,
       when: formatWhen(valid),
       iso: valid?.toISOString() ?? '',
@@ -102,7 +106,7 @@ export const ActivityForms = {
   /** GET /account/activity */
   async index(ctx: HttpContext): Promise<unknown> {
     const user = await ctx.auth.authenticate()
-    const events = await recentActivity(db(), user.getKey(), ctx.auth.manager.inventory.migrated)
+    const events = await recentActivity(db(), user.getKey(), ctx.auth.manager.inventory.migrated, ACTIVITY_LIMIT, activityLabels(featuresOf(ctx.app)))
     ctx.response.header('Cache-Control', 'no-store')
     if (ctx.request.wantsJson()) {
       return { data: events.map((e) => ({ type: e.type, label: e.label, at: e.iso, ip: e.ip, client: e.client })) }

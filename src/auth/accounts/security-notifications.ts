@@ -10,12 +10,13 @@
  * | `password_changed` | `auth:password_changed`, `auth:password_reset` | the account |
  * | `email_changed` | `auth:email_changed` | the former address (`from`) |
  * | `account_locked` | `auth:account_locked` | the account |
- * | `two_factor` | `auth:two_factor_enabled`, `auth:two_factor_disabled` | the account |
  * | `passkeys` | `auth:passkey_added`, `auth:passkey_removed` | the account |
  * | `token_reuse` | `auth:token_reuse_detected` | the account |
  * | `token_created` | `auth:token_created` (a personal access token made on `/account/tokens`) | the account |
  * | `social_linked` | `auth:social_linked` (an identity at a provider linked, automatically or not) | the account |
- * | `second_factor_failed` | `auth:two_factor_failed` with `repeated` (5 wrong answers in an hour after a right password) | the account |
+ *
+ * A feature adds the notices of its events with its `securityNotices` (the same rules, with their
+ * words): they are listened to like the core's, when their switch is on.
  *
  * Only the switches that are on get a listener (an app without `GUARDS.notifications` has them
  * all off). Listeners never delay or fail the request: the link is created and the e-mail sent
@@ -34,6 +35,8 @@ import { importAppModule } from '../../foundation/app-modules.js'
 import { findModule } from '../../foundation/module-finder.js'
 import type { ResolvedAuthConfig, NotificationName } from '../auth-config.js'
 import type { AuthUser } from '../types.js'
+import type { AuthFeatureModule, NoticeEvent, SecurityNoticeRule } from '../features/contract.js'
+import { featuresOf } from '../features/registry.js'
 import { DefaultSecurityNotice, type SecurityNotice, type SecurityNoticeKind } from '../mail/default-security-notice.js'
 import { describeUserAgent } from './devices.js'
 import { apiTokenRevocation } from './api-token-claims.js'
@@ -59,8 +62,6 @@ interface NoticePayload {
   passkeyId?: unknown
   /** `auth:social_linked`: the provider's name. */
   provider?: string
-  /** `auth:two_factor_failed`: the 5th wrong second-factor answer within an hour. */
-  repeated?: boolean
 }
 
 interface NoticeRule {
@@ -72,8 +73,9 @@ interface NoticeRule {
 }
 
 /**
- * Event → notice. Some of these events are declared by features that may not be installed (two
- * factors, passkeys, API token families): a listener on an event nobody emits costs nothing.
+ * Event → notice, the core's (the features' are their `securityNotices`). Some of these events are
+ * declared by features that may not be installed (passkeys, API token families): a listener on an
+ * event nobody emits costs nothing.
  */
 export const SECURITY_NOTICES: Readonly<Record<string, NoticeRule>> = {
   'auth:login_succeeded': { notification: 'new_device', kind: 'new_device', when: (e) => e.knownDevice === false },
@@ -81,17 +83,15 @@ export const SECURITY_NOTICES: Readonly<Record<string, NoticeRule>> = {
   'auth:password_reset': { notification: 'password_changed', kind: 'password_reset' },
   'auth:email_changed': { notification: 'email_changed', kind: 'email_changed' },
   'auth:account_locked': { notification: 'account_locked', kind: 'account_locked' },
-  'auth:two_factor_enabled': { notification: 'two_factor', kind: 'two_factor_enabled' },
-  'auth:two_factor_disabled': { notification: 'two_factor', kind: 'two_factor_disabled' },
   'auth:passkey_added': { notification: 'passkeys', kind: 'passkey_added' },
   'auth:passkey_removed': { notification: 'passkeys', kind: 'passkey_removed' },
   'auth:token_reuse_detected': { notification: 'token_reuse', kind: 'token_reuse' },
   'auth:token_created': { notification: 'token_created', kind: 'token_created' },
-  'auth:two_factor_failed': { notification: 'second_factor_failed', kind: 'second_factor_failed', when: (e) => e.repeated === true },
   'auth:social_linked': { notification: 'social_linked', kind: 'social_linked' },
 }
 
-const TEXT: Record<SecurityNoticeKind, { subject: string; summary: (e: NoticePayload) => string }> = {
+/** The words of the core's notices, by kind. */
+const TEXT: Readonly<Record<string, { subject: string; summary: (e: NoticePayload) => string }>> = {
   new_device: { subject: 'New login to your account', summary: () => 'Your account was just logged into from a device or browser that had not been used with it before.' },
   password_changed: { subject: 'Your password was changed', summary: () => 'The password of your account was changed.' },
   password_reset: { subject: 'Your password was reset', summary: () => 'The password of your account was reset with a link sent to your e-mail address.' },
@@ -101,14 +101,8 @@ const TEXT: Record<SecurityNoticeKind, { subject: string; summary: (e: NoticePay
     summary: (e) =>
       `Someone failed to log into your account too many times, so logins from new devices are paused${e.retryAfter ? ` for ${Math.max(1, Math.ceil(e.retryAfter / 60))} minutes` : ''}. Browsers you have logged in with before can still log in.`,
   },
-  two_factor_enabled: { subject: 'Two-factor authentication was turned on', summary: () => 'Two-factor authentication was turned on for your account.' },
-  two_factor_disabled: { subject: 'Two-factor authentication was turned off', summary: () => 'Two-factor authentication was turned off for your account.' },
   passkey_added: { subject: 'A passkey was added to your account', summary: () => 'A new passkey was added to your account: it can now be used to log in.' },
   passkey_removed: { subject: 'A passkey was removed from your account', summary: () => 'A passkey was removed from your account.' },
-  second_factor_failed: {
-    subject: 'Someone may have your password',
-    summary: () => 'Your password was entered correctly, then the two-factor code was wrong several times in a row. If that was not you, someone knows your password: change it.',
-  },
   token_reuse: {
     subject: 'An old API token of your account was used again',
     summary: () => 'An API token of your account that had already been replaced was presented again, which suggests it was copied. That device was logged out.',
@@ -152,11 +146,10 @@ export async function createSecureLink(app: Application, userId: unknown, report
 }
 
 /** The item an event reports as added: its own `item`, else what older payloads carry. */
-function reportedItem(name: string, event: NoticePayload, userId: unknown): SecureLinkReport['item'] {
+function reportedItem(name: string, rule: SecurityNoticeRule, event: NoticePayload, userId: unknown): SecureLinkReport['item'] {
   if (event.item && typeof event.item.kind === 'string') return { kind: event.item.kind, id: String(event.item.id) }
   if (name === 'auth:passkey_added' && event.passkeyId !== undefined && event.passkeyId !== null) return { kind: 'passkeys', id: String(event.passkeyId) }
-  if (name === 'auth:two_factor_enabled') return { kind: 'totp', id: String(userId) }
-  return null
+  return rule.item?.(event as NoticeEvent, userId) ?? null
 }
 
 function formatWhen(at: Date): string {
@@ -172,7 +165,8 @@ async function userOf(app: Application, event: NoticePayload): Promise<(AuthUser
 }
 
 /** Builds and sends one notice; throws on failure (the caller logs). */
-async function sendNotice(app: Application, name: string, kind: SecurityNoticeKind, event: NoticePayload): Promise<void> {
+async function sendNotice(app: Application, name: string, rule: SecurityNoticeRule, event: NoticePayload): Promise<void> {
+  const kind = rule.kind
   const user = await userOf(app, event)
   if (!user) return
   const column = app.make('auth.manager').model?.authColumn ?? 'email'
@@ -182,13 +176,13 @@ async function sendNotice(app: Application, name: string, kind: SecurityNoticeKi
   const notice: SecurityNotice = {
     kind,
     to: address,
-    subject: TEXT[kind].subject,
-    summary: TEXT[kind].summary(event),
+    subject: rule.subject,
+    summary: rule.summary(event as NoticeEvent),
     at,
     when: formatWhen(at),
     ip: event.ip ?? null,
     browser: event.userAgent ? describeUserAgent(event.userAgent) : null,
-    secureUrl: await createSecureLink(app, user.getKey(), { email: address, at, item: reportedItem(name, event, user.getKey()) }),
+    secureUrl: await createSecureLink(app, user.getKey(), { email: address, at, item: reportedItem(name, rule, event, user.getKey()) }),
     secureMinutes: SECURE_LINK_MINUTES,
     apiTokens: apiTokenRevocation(app),
     ...(kind === 'email_changed' && typeof event.to === 'string' ? { newEmail: event.to } : {}),
@@ -198,12 +192,21 @@ async function sendNotice(app: Application, name: string, kind: SecurityNoticeKi
   app.log.info('auth.security_notice_sent', { user_id: user.getKey(), kind })
 }
 
+/** Every notice by event name: the core's, with their words, then those of the features of `list`. */
+export function securityNoticeRules(list: readonly AuthFeatureModule[]): Readonly<Record<string, SecurityNoticeRule>> {
+  const core = Object.entries(SECURITY_NOTICES).map(([name, rule]): [string, SecurityNoticeRule] => {
+    const text = TEXT[rule.kind]!
+    return [name, { ...rule, subject: text.subject, summary: (e) => text.summary(e as NoticePayload), ...(rule.when ? { when: (e) => rule.when!(e as NoticePayload) } : {}) }]
+  })
+  return Object.fromEntries([...core, ...list.flatMap((f) => Object.entries(f.securityNotices ?? {}))])
+}
+
 /**
  * At boot (AuthProvider): binds the notice's mailable (`app/mailables/SecurityNotice.ts`, else the
  * framework's) and the link maker `auth.secure_link`, and listens to the events of the switches
- * that are on.
+ * that are on (`features`: the app's list, whose `securityNotices` join the core's).
  */
-export async function installSecurityNotifications(app: Application, config: ResolvedAuthConfig): Promise<void> {
+export async function installSecurityNotifications(app: Application, config: ResolvedAuthConfig, features: readonly AuthFeatureModule[] = featuresOf(app)): Promise<void> {
   const file = findModule(app.path('app/mailables/SecurityNotice'))
   const mod = file ? await importAppModule(file, 'app/mailables/SecurityNotice.ts') : {}
   app.bind('auth.security_notice_mailable', mod.SecurityNotice ?? mod.default ?? DefaultSecurityNotice)
@@ -213,15 +216,15 @@ export async function installSecurityNotifications(app: Application, config: Res
     const address = (user as unknown as Record<string, unknown>)[column]
     return createSecureLink(app, user.getKey(), { email: typeof address === 'string' ? address : null, at: new Date() })
   })
-  for (const [name, rule] of Object.entries(SECURITY_NOTICES)) {
+  for (const [name, rule] of Object.entries(securityNoticeRules(features))) {
     if (!config.notifications[rule.notification]) continue
     // Some names are declared by optional features only: listen by name.
     const on = app.events.on as unknown as (name: string, listener: (event: NoticePayload) => void) => void
     on.call(app.events, name, (event) => {
-      if (rule.when && !rule.when(event)) return
+      if (rule.when && !rule.when(event as NoticeEvent)) return
       // After the emitter's turn: nothing here runs inside, or delays, the request.
       setImmediate(() => {
-        sendNotice(app, name, rule.kind, event).catch((error: unknown) => {
+        sendNotice(app, name, rule, event).catch((error: unknown) => {
           app.log.error('auth.security_notice_failed', {
             kind: rule.kind,
             user_id: event.user?.getKey() ?? event.userId ?? null,

@@ -14,9 +14,10 @@ import type { Application } from '../../foundation/application.js'
 import type { HttpContext } from '../../http/context.js'
 import type { MiddlewareClass } from '../../http/middleware.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
-import type { BudgetLimit, ResolvedAuthConfig } from '../auth-config.js'
+import type { BudgetLimit, NotificationName, ResolvedAuthConfig } from '../auth-config.js'
 import type { AuthInventory, InventoryKind } from '../inventory/index.js'
 import type { LoginChallenge, SecondFactor } from '../login/types.js'
+import type { SecurityNoticeKind } from '../mail/default-security-notice.js'
 import type { AuthUser } from '../types.js'
 
 /** What `craft auth` writes for a feature (file names, relative to the folders named). */
@@ -43,6 +44,24 @@ export interface ApiSecondStepContext {
   user(ctx: HttpContext, id: string): Promise<AuthUser | null>
 }
 
+/** The payload of an event, as a security e-mail reads it. */
+export type NoticeEvent = Readonly<Record<string, unknown>>
+
+/** The security e-mail one of a feature's events sends (accounts/security-notifications.ts sends it). */
+export interface SecurityNoticeRule {
+  /** The `GUARDS.notifications` switch that turns it on. */
+  readonly notification: NotificationName
+  /** `SecurityNotice.kind` (add it by augmenting `SecurityNoticeKinds`). */
+  readonly kind: SecurityNoticeKind
+  readonly subject: string
+  /** One sentence: what happened. */
+  summary(event: NoticeEvent): string
+  /** False: this event does not call for a notice. */
+  when?(event: NoticeEvent): boolean
+  /** The way in it reports as added when the event carries no `item` (the "This wasn't me" link removes it). */
+  item?(event: NoticeEvent, userId: unknown): { kind: string; id: string } | null
+}
+
 export interface AuthFeatureModule {
   /** Its name in `GUARDS.features` ('passkeys', 'social', 'organizations', ...). */
   readonly name: string
@@ -63,6 +82,10 @@ export interface AuthFeatureModule {
    * recorded in the audit log, whether or not the feature is on.
    */
   readonly events?: Readonly<Record<string, 'info' | 'warn'>>
+  /** Its events in plain words on the account's activity page (`auth:passkey_added` → 'Passkey added'). */
+  readonly activityLabels?: Readonly<Record<string, string>>
+  /** The security e-mails its events send, by event name (each on when its `GUARDS.notifications` switch is). */
+  readonly securityNotices?: Readonly<Record<string, SecurityNoticeRule>>
   /**
    * Its errors module (`import * as errors from './errors.js'`): the error catalogue test walks
    * every feature's, so each class and code must be in docs/errors.md.

@@ -42,4 +42,4 @@ export function authFeatures(): readonly AuthFeatureModule[] {
 /** The modules by name; exporting them also keeps each feature's event types (its `EventMap` augmentation) in the published declarations. */
 export { registrationFeature, resetPasswordsFeature, rememberMeFeature, emailVerificationFeature, accountFeature, twoFactorFeature, passkeysFeature, emailLoginFeature, socialFeature, organizationsFeature }
 
-export { defineFeature, type ApiSecondStepContext, type AuthFeatureModule, type FeatureScaffold } from './contract.js'
+export { defineFeature, type ApiSecondStepContext, type AuthFeatureModule, type FeatureScaffold, type NoticeEvent, type SecurityNoticeRule } from './contract.js'

@@ -19,6 +19,8 @@ import { featureApiRoutes, featureBudgets, featureRoutes, generatedFeatures, ins
 import type { Application } from '../../foundation/application.js'
 import type { ResolvedAuthConfig } from '../auth-config.js'
 import type { MiddlewareClass } from '../../http/middleware.js'
+import { activityLabels, describeEvent } from '../accounts/activity-forms.js'
+import { securityNoticeRules } from '../accounts/security-notifications.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
@@ -135,6 +137,24 @@ describe('the feature registry', () => {
     assert.deepEqual(secondStepApiRoutes(api, [plain, step('first'), step('second')]).map((r) => `${r.path} ${r.routeName}`), ['/token/step api.first'])
     assert.deepEqual(seen, ['first jwt'])
     assert.deepEqual(secondStepApiRoutes(api, [plain]), [], 'no feature serves one: no route')
+  })
+
+  it('adds a feature\'s activity labels and security notices to the core\'s, on or not', () => {
+    const noisy = defineFeature({
+      name: 'noisy',
+      activityLabels: { 'auth:noisy_done': 'Noise made' },
+      securityNotices: { 'auth:noisy_done': { notification: 'new_device', kind: 'new_device', subject: 'Noise', summary: (e) => `Noise ${String(e.level)}`, when: (e) => e.level === 2 } },
+    })
+    const labels = activityLabels([noisy])
+    assert.equal(describeEvent('auth:noisy_done', {}, labels), 'Noise made')
+    assert.equal(describeEvent('auth:login_succeeded', {}, labels), 'Signed in')
+    assert.equal(describeEvent('auth:noisy_done'), 'Noisy done', 'without the list: the name in words')
+    const rules = securityNoticeRules([noisy])
+    assert.equal(rules['auth:password_changed']?.subject, 'Your password was changed')
+    assert.equal(rules['auth:login_succeeded']?.when?.({ knownDevice: false }), true)
+    assert.equal(rules['auth:noisy_done']?.summary({ level: 2 }), 'Noise 2')
+    assert.equal(rules['auth:noisy_done']?.when?.({ level: 1 }), false)
+    assert.equal(securityNoticeRules([])['auth:noisy_done'], undefined)
   })
 
   it('boots only the features that are on: middleware when absent, install, login challenge, second factor; register always', async () => {

@@ -6,21 +6,25 @@
  */
 import { Mailable } from '../../mail/index.js'
 
-/** What a security e-mail is about (one per event; see security-notifications.ts). */
-export type SecurityNoticeKind =
-  | 'new_device'
-  | 'password_changed'
-  | 'password_reset'
-  | 'email_changed'
-  | 'account_locked'
-  | 'second_factor_failed'
-  | 'two_factor_enabled'
-  | 'two_factor_disabled'
-  | 'passkey_added'
-  | 'passkey_removed'
-  | 'social_linked'
-  | 'token_reuse'
-  | 'token_created'
+/**
+ * The kinds of security e-mail (one per event; see security-notifications.ts). A feature whose
+ * events send one adds its kinds by augmenting this interface (`declare module`).
+ */
+export interface SecurityNoticeKinds {
+  new_device: true
+  password_changed: true
+  password_reset: true
+  email_changed: true
+  account_locked: true
+  passkey_added: true
+  passkey_removed: true
+  social_linked: true
+  token_reuse: true
+  token_created: true
+}
+
+/** What a security e-mail is about. */
+export type SecurityNoticeKind = keyof SecurityNoticeKinds
 
 /** Everything a security e-mail shows. Never a password, a token other than the link, or a cookie. */
 export interface SecurityNotice {

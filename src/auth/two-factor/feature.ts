@@ -17,6 +17,7 @@ import { registerTwoFactorChallenge } from './install-challenge.js'
 import { totpKind, trustedDevicesKind } from './inventory.js'
 import { twoFactorLoginChallenge } from './login-challenge.js'
 import { NEW_CODES_KEY, TOTP_PENDING_KEY } from './pending-secret.js'
+import { ACTIVITY_LABELS, SECURITY_NOTICES } from './notices.js'
 import * as errors from './errors.js'
 import './events.js'
 
@@ -40,6 +41,8 @@ export const twoFactorFeature = defineFeature({
   notifications: ['two_factor', 'second_factor_failed'],
   errors,
   events: { 'auth:two_factor_enabled': 'info', 'auth:two_factor_disabled': 'info', 'auth:two_factor_failed': 'warn' },
+  activityLabels: ACTIVITY_LABELS,
+  securityNotices: SECURITY_NOTICES,
   // An unfinished enrolment and codes waiting to be shown belong to the login that made them.
   loginSessionKeys: [TOTP_PENDING_KEY, NEW_CODES_KEY],
   register: (app) => {
