@@ -20,10 +20,10 @@ export interface SignInMethod {
   created: string | null
 }
 
+/** The titles of the kinds that give none of their own (`InventoryKind.title`). */
 const TITLES: Record<string, string> = {
   password: 'Password',
   passkeys: 'Passkey',
-  totp: 'Authenticator app (two-factor codes)',
   identities: 'Linked account',
 }
 
@@ -33,7 +33,7 @@ export async function remainingSignInMethods(ctx: HttpContext, userId: unknown):
   for (const kind of ctx.auth.manager.inventory.kinds()) {
     if (!kind.signInMethod || kind.name === 'password') continue
     for (const item of await kind.list(userId, db())) {
-      const title = TITLES[kind.name] ?? kind.name.replaceAll('_', ' ')
+      const title = kind.title ?? TITLES[kind.name] ?? kind.name.replaceAll('_', ' ')
       methods.push({
         kind: kind.name,
         title,

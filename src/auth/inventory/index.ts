@@ -44,6 +44,8 @@ export interface InventoryKind {
   name: string
   /** A way to sign in, listed on the recovery page (passkeys, TOTP, identities, password). */
   signInMethod?: boolean
+  /** A sign-in method's name in plain words on that page ("Passkey"); without it, the kind's name in words. */
+  title?: string
   /** The revocations that end every item of this kind. */
   endsOn: ReadonlySet<RevocationReason>
   /** The database tables holding this kind (the inventory test checks every user table is claimed). */

@@ -117,6 +117,12 @@ describe('AuthInventory', () => {
   const count = async (table: string, where: Record<string, unknown> = { user_id: USER }) => (await db(table).where(where)).length
   const purposes = async () => (await db('user_tokens').where('user_id', USER).orderBy('purpose')).map((r) => r.purpose)
 
+  it('a sign-in kind names itself on the recovery page (the TOTP enrolment: its own title)', () => {
+    const totp = totpKind(() => ({ table: 'users', key: 'id' }))
+    assert.equal(totp.signInMethod, true)
+    assert.equal(totp.title, 'Authenticator app (two-factor codes)')
+  })
+
   it('refuses a second kind of one name', () => {
     const kind: InventoryKind = { name: 'logins', endsOn: ALL_REASONS, list: async () => [], revokeOne: async () => 0, revokeAll: async () => 0 }
     assert.throws(() => inventory.register(kind), /already has a kind named "logins"/)

@@ -34,6 +34,7 @@ export function totpKind(users: () => { table: string; key: string }): Inventory
   return {
     name: 'totp',
     signInMethod: true,
+    title: 'Authenticator app (two-factor codes)',
     endsOn: DELETE_ONLY,
     tables: [RECOVERY_CODES],
     async list(userId, db) {
