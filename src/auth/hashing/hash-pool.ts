@@ -14,7 +14,10 @@
  *   cannot lock logins out. When the background threads have finished nothing for
  *   `starvedAfterMs` (1 s) while jobs wait, the reserve takes the waiting jobs one after another
  *   until a background thread finishes one promptly (in under half that time) or the pool runs
- *   out of work.
+ *   out of work. A job that has run on a background thread for `starvedAfterMs` with none
+ *   waiting (one login on a machine whose cores other processes keep busy, e.g. the other
+ *   workers of `serve --workers`) is run again on the free reserve: the first copy to finish
+ *   answers, the other's result is thrown away (a hash or a check gives the same answer twice).
  *
  * The measurements behind these choices are in bench/RESULTS.md.
  *
@@ -39,29 +42,23 @@
  * 30 ms), and a thread that dies is replaced (its job fails, the next one runs).
  */
 import { Worker } from 'node:worker_threads'
-import { availableParallelism } from 'node:os'
 import { createRequire } from 'node:module'
 import { ServerBusyError } from '../../http/errors.js'
 import { FairQueue, REAL_CLOCK, type QueueClock, type QueueEntry } from './fair-queue.js'
-
+import { RESERVE_NICE, defaultPoolSize, hashNice, type HashPoolOptions, type HashPoolStats, type RunOptions } from './pool-settings.js'
 import { HashAbortedError, HashJobError, WORKER_SOURCE, type HashJob } from './hash-worker.js'
 
 export { HashAbortedError, HashJobError, type HashJob }
-
-/** How one job waits: whose it is, how long it may wait, and who is told how long it waited. */
-export interface RunOptions {
-  /** The client's queue key (`clientKey(ip)` of auth/throttle/client-key); none: the shared line. */
-  client?: string
-  /** Aborted: the job leaves the queue (or, running, its result is thrown away): `HashAbortedError`. */
-  signal?: AbortSignal
-  /** How long the job may wait for a thread (ms); default `Infinity`. Longer: `ServerBusyError`. */
-  maxWaitMs?: number
-  /** Called with the milliseconds the job waited, when a thread takes it. */
-  onWait?: (ms: number) => void
-}
+export { RESERVE_NICE, hashNice, type RunOptions, type HashPoolOptions, type HashPoolStats } from './pool-settings.js'
 
 interface Pending {
   job: HashJob
+  /** Copies of the job running now (2 while a starved one also runs on the reserve). */
+  running: number
+  /** Answered (by the first copy to finish, or failed); later copies' results are dropped. */
+  settled: boolean
+  /** Already run again on the reserve (at most once). */
+  hedged: boolean
   resolve: (value: unknown) => void
   reject: (error: Error) => void
   signal: AbortSignal | undefined
@@ -80,33 +77,6 @@ interface Slot {
 
 const requireModule = createRequire(import.meta.url)
 
-/** The reserve thread's niceness: about a quarter of a core contended by the event loop (nice 0). */
-export const RESERVE_NICE = 5
-
-export interface HashPoolOptions {
-  /** Background threads' niceness on Linux; default `HASH_NICE`, else 19. */
-  nice?: number
-  /** How long the background threads may finish nothing while jobs wait before the reserve helps (ms, default 1000). */
-  starvedAfterMs?: number
-  /** Round-robin per client (default, unless `HASH_FAIR=0`); `false`: one first-come-first-served line. */
-  fair?: boolean
-  /** The waiting room's clock and timers (tests); default `performance.now()` and `setTimeout`. */
-  clock?: QueueClock
-  /** A thread idle this long (ms, default 30,000) stops; the next job starts one again. */
-  idleMs?: number
-}
-
-/** How the pool has fared since it was made, for tests and metrics. */
-export interface HashPoolStats {
-  /** Jobs handed to a thread. */
-  started: number
-  /** Jobs that finished (with a result or a job error). */
-  finished: number
-  /** Jobs whose `maxWaitMs` passed while they waited. */
-  expired: number
-  /** Jobs whose `signal` aborted while they waited (never run). */
-  aborted: number
-}
 
 interface WorkerData {
   argon2: string
@@ -125,7 +95,7 @@ export class HashPool {
   readonly #slots: Slot[] = []
   readonly #queue: FairQueue<Pending>
   readonly #clock: QueueClock
-  readonly #stats: HashPoolStats = { started: 0, finished: 0, expired: 0, aborted: 0 }
+  readonly #stats: HashPoolStats = { started: 0, finished: 0, expired: 0, aborted: 0, hedged: 0 }
   readonly #workerData: WorkerData
   /** Exists on Linux when the background threads run below RESERVE_NICE. */
   readonly #hasReserve: boolean
@@ -135,6 +105,8 @@ export class HashPool {
   /** Set when the background threads went `starvedAfterMs` without progress; cleared by a prompt job. */
   #starving = false
   #starvationTimer: NodeJS.Timeout | null = null
+  /** Set while a background job is running: fires when the oldest would count as starved. */
+  #hedgeTimer: NodeJS.Timeout | null = null
   #closed = false
 
   /**
@@ -189,7 +161,17 @@ export class HashPool {
     }
     const maxWaitMs = options.maxWaitMs ?? Infinity
     return new Promise<T>((resolve, reject) => {
-      const pending: Pending = { job, resolve: resolve as (value: unknown) => void, reject, signal, maxWaitMs, onWait: options.onWait }
+      const pending: Pending = {
+        job,
+        running: 0,
+        settled: false,
+        hedged: false,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        signal,
+        maxWaitMs,
+        onWait: options.onWait,
+      }
       this.#queue.push(pending, { client: options.client, maxWaitMs, signal })
       this.#dispatch()
     })
@@ -200,6 +182,8 @@ export class HashPool {
     this.#closed = true
     if (this.#starvationTimer) clearTimeout(this.#starvationTimer)
     this.#starvationTimer = null
+    if (this.#hedgeTimer) clearTimeout(this.#hedgeTimer)
+    this.#hedgeTimer = null
     for (const pending of this.#queue.clear()) pending.reject(new Error('The hashing pool is closed.'))
     const slots = this.#slots.splice(0)
     if (this.#reserve) slots.push(this.#reserve)
@@ -232,6 +216,7 @@ export class HashPool {
       this.#start(slot, next)
     }
     this.#helpIfStarved()
+    this.#hedgeIfStarved()
   }
 
   /** A job left the queue without running: its deadline came, or its client went away. */
@@ -276,15 +261,45 @@ export class HashPool {
     if (next) this.#start(this.#reserve, next)
   }
 
+  /**
+   * No job waits and the reserve is free, but a background thread's job has run for
+   * `starvedAfterMs`: the CPU is going to other work (other processes, at a better priority). The
+   * reserve runs that job again; the first copy to finish answers. If none has run that long yet,
+   * this checks again when the oldest would have.
+   */
+  #hedgeIfStarved(): void {
+    if (!this.#hasReserve || this.#closed || this.#queue.length > 0 || this.#reserve?.busy || this.#hedgeTimer) return
+    let oldest: Slot | undefined
+    for (const slot of this.#slots) {
+      const job = slot.busy
+      if (job && !job.hedged && !job.settled && (!oldest || slot.startedAt < oldest.startedAt)) oldest = slot
+    }
+    if (!oldest) return
+    const wait = oldest.startedAt + this.starvedAfterMs - performance.now()
+    if (wait > 0) {
+      this.#hedgeTimer = setTimeout(() => {
+        this.#hedgeTimer = null
+        this.#hedgeIfStarved()
+      }, Math.ceil(wait)).unref()
+      return
+    }
+    if (!this.#reserve) {
+      try {
+        this.#reserve = this.#spawn({ ...this.#workerData, nice: RESERVE_NICE })
+      } catch {
+        return // no thread to spare: the background thread carries on alone
+      }
+    }
+    const pending = oldest.busy!
+    pending.hedged = true
+    this.#stats.hedged++
+    this.#run(this.#reserve, pending)
+  }
+
   #start(slot: Slot, entry: QueueEntry<Pending>): void {
     const pending = entry.item
-    slot.busy = pending
-    if (slot.idleTimer) clearTimeout(slot.idleTimer)
-    slot.idleTimer = null
-    slot.startedAt = performance.now()
     this.#stats.started++
-    slot.worker.ref()
-    slot.worker.postMessage(pending.job)
+    this.#run(slot, pending)
     if (pending.onWait) {
       try {
         pending.onWait(Math.max(0, this.#clock.now() - entry.enqueuedAt))
@@ -292,6 +307,16 @@ export class HashPool {
         // A metrics callback must not break hashing.
       }
     }
+  }
+
+  #run(slot: Slot, pending: Pending): void {
+    pending.running++
+    slot.busy = pending
+    if (slot.idleTimer) clearTimeout(slot.idleTimer)
+    slot.idleTimer = null
+    slot.startedAt = performance.now()
+    slot.worker.ref()
+    slot.worker.postMessage(pending.job)
   }
 
   #spawn(workerData: WorkerData): Slot {
@@ -308,11 +333,17 @@ export class HashPool {
         if (this.#progressAt - slot.startedAt < this.starvedAfterMs / 2) this.#starving = false
       }
       if (done) {
-        this.#stats.finished++
-        // The client left while its job ran: the result goes nowhere.
-        if (done.signal?.aborted) done.reject(new HashAbortedError(done.signal.reason))
-        else if (message.ok) done.resolve(message.result)
-        else done.reject(new HashJobError(message.message ?? 'The hashing job failed.'))
+        done.running--
+        const first = !done.settled
+        done.settled = true
+        if (first) this.#stats.finished++
+        // A copy that finished second (see #hedgeIfStarved) has nobody left to answer. The client
+        // left while its job ran: the result goes nowhere.
+        if (first) {
+          if (done.signal?.aborted) done.reject(new HashAbortedError(done.signal.reason))
+          else if (message.ok) done.resolve(message.result)
+          else done.reject(new HashJobError(message.message ?? 'The hashing job failed.'))
+        }
       }
       this.#dispatch()
       if (this.#queue.length === 0 && !this.#slots.some((s) => s.busy)) this.#starving = false
@@ -324,8 +355,16 @@ export class HashPool {
       if (isReserve()) this.#reserve = null
       const index = this.#slots.indexOf(slot)
       if (index !== -1) this.#slots.splice(index, 1)
-      slot.busy?.reject(error)
+      const lost = slot.busy
       slot.busy = null
+      if (lost) {
+        lost.running--
+        // A job whose other copy still runs is answered by that copy.
+        if (!lost.settled && lost.running === 0) {
+          lost.settled = true
+          lost.reject(error)
+        }
+      }
       this.#dispatch()
     }
     worker.on('error', fail)
@@ -343,18 +382,6 @@ export class HashPool {
     if (index !== -1) this.#slots.splice(index, 1)
     void slot.worker.terminate()
   }
-}
-
-function defaultPoolSize(): number {
-  const processes = Number(process.env.TROWEL_WORKERS)
-  const share = Number.isInteger(processes) && processes > 1 ? processes : 1
-  return Math.max(1, Math.ceil(availableParallelism() / share))
-}
-
-/** The niceness background hashing threads run at: `HASH_NICE` (0-19), else 19. */
-export function hashNice(value: string | undefined): number {
-  const n = Number(value)
-  return value !== undefined && value.trim() !== '' && Number.isInteger(n) && n >= 0 && n <= 19 ? n : 19
 }
 
 let shared: HashPool | undefined

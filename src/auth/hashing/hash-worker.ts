@@ -8,7 +8,11 @@ export type HashJob =
   | { op: 'argon2.hash'; password: string | Uint8Array; options: Record<string, unknown> }
   | { op: 'argon2.verify'; hash: string; password: string }
   | { op: 'bcrypt.verify'; hash: string; password: string }
-  | { op: 'priority' }
+  /**
+   * The thread's niceness. `starveMs` (tests): a thread below the reserve's priority (nice above
+   * 5) first blocks that long, as a thread other processes starve of CPU would.
+   */
+  | { op: 'priority'; starveMs?: number }
 
 /**
  * The client went away: its job's `signal` aborted before the job ran (it was never run), or
@@ -44,7 +48,10 @@ parentPort.on('message', (job) => {
     if (job.op === 'argon2.hash') result = argon2.hashSync(typeof job.password === 'string' ? job.password : Buffer.from(job.password), job.options)
     else if (job.op === 'argon2.verify') result = argon2.verifySync(job.hash, job.password)
     else if (job.op === 'bcrypt.verify') result = (bcrypt ??= require(workerData.bcrypt)).verifySync(job.password, job.hash)
-    else if (job.op === 'priority') result = os.getPriority()
+    else if (job.op === 'priority') {
+      result = os.getPriority()
+      if (job.starveMs > 0 && result > 5) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, job.starveMs)
+    }
     else throw new Error('unknown job ' + job.op)
     parentPort.postMessage({ ok: true, result })
   } catch (error) {
