@@ -12,8 +12,9 @@
 // Both servers pinned to one core, autocannon on the other, the order rotating each round. The
 // figure to read is the paired ratio of requests per server CPU-second (each round's two runs
 // ran back to back), and only when both servers were near 100 % busy (see bench/README.md).
-// `--profile`: Trowel runs under `node --cpu-prof`; the .cpuprofile is left in the app's folder
-// and its path printed (the app folder is then kept).
+// `--profile`: both servers run under `node --cpu-prof`; the .cpuprofile files are left in the
+// app's folder (`profiles/` for Trowel, `profiles-limit/` for the limit) and their paths printed
+// (the app folder is then kept).
 import { join } from 'node:path'
 import { readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -42,7 +43,7 @@ try {
   const port = await freePort()
   const limit = await startServer({
     name: 'limit',
-    args: [join(ROOT, 'bench/servers/raw.mjs')],
+    args: [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${join(app.dir, 'profiles-limit')}`] : []), join(ROOT, 'bench/servers/raw.mjs')],
     env: { PORT: String(port), USERS_DB: usersDb, APP_KEY: app.env().APP_KEY, TROWEL_DB: join(app.dir, 'storage/database.sqlite') },
     readyUrl: `http://127.0.0.1:${port}/bench/json`,
   })
@@ -74,8 +75,11 @@ try {
   console.log(`\nLoad average at the end ${loadAverage().toFixed(2)}. On a shared machine only the paired ratio means anything, and it is noisy too.`)
   if (profile) {
     await trowel.stop()
-    const dir = join(app.dir, 'profiles')
-    for (const f of readdirSync(dir)) console.log(`profile: ${join(dir, f)}`)
+    await limit.stop()
+    for (const name of ['profiles', 'profiles-limit']) {
+      const dir = join(app.dir, name)
+      for (const f of readdirSync(dir)) console.log(`profile (${name === 'profiles' ? 'Trowel' : 'limit'}): ${join(dir, f)}`)
+    }
     keep = true
   }
 } finally {
