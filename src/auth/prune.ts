@@ -2,9 +2,9 @@
  * @module auth/prune
  * Housekeeping for the tables auth grows: web logins past their lifetime or idle timeout, expired reset links, remember-me tokens,
  * mailed links (verification, "This wasn't me", trusted devices), sign-in challenges (passkeys, the
- * API's second step), expired personal access tokens, revoked or
- * expired API token families, finished
- * throttle windows, the tables the features name (`prune` of their modules) and audit rows older than `GUARDS.audit.keep_days`. Each table is skipped
+ * API's second step), finished throttle windows, the tables the features name (`prune` of their
+ * modules, and the rules other packages bind at `auth.prune.rules`: the JWT API's personal tokens
+ * and token families) and audit rows older than `GUARDS.audit.keep_days`. Each table is skipped
  * when the app does not have it (`migrated`: the tables read at boot). Run by `node craft auth:prune`.
  */
 import type { Knex } from 'knex'
@@ -13,7 +13,7 @@ import { db } from '../database/database-manager.js'
 import type { ResolvedAuthConfig } from './auth-config.js'
 import { AUDIT_TABLE } from './audit/audit-log.js'
 import { THROTTLE_TABLE } from './throttle/database-throttle-store.js'
-import type { AuthFeatureModule } from './features/contract.js'
+import type { PruneRule } from './features/contract.js'
 import { featuresOf } from './features/registry.js'
 import { MigratedTables } from './inventory/migrated-tables.js'
 
@@ -22,11 +22,16 @@ export interface PruneResult {
   removed: { table: string; rows: number }[]
 }
 
+/** The prune rules of `app`: its auth features' (in list order), then those bound at `auth.prune.rules`. */
+export function pruneRulesOf(app: Application): PruneRule[] {
+  return [...featuresOf(app).flatMap((f) => f.prune ?? []), ...(app.get<readonly PruneRule[]>('auth.prune.rules') ?? [])]
+}
+
 /**
- * Deletes what has expired in the core's tables and in those the features of `features` name.
+ * Deletes what has expired in the core's tables and in those `rules` name (`pruneRulesOf(app)`).
  * `migrated`: the tables the app has (default: read once, now, for this run).
  */
-export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, features: readonly AuthFeatureModule[], now: Date = new Date(), migrated: MigratedTables = new MigratedTables(() => db)): Promise<PruneResult> {
+export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, rules: readonly PruneRule[], now: Date = new Date(), migrated: MigratedTables = new MigratedTables(() => db)): Promise<PruneResult> {
   const removed: PruneResult['removed'] = []
   await migrated.ready()
   const prune = async (table: string, query: (q: Knex.QueryBuilder) => Knex.QueryBuilder) => {
@@ -48,12 +53,10 @@ export async function pruneAuthTables(db: Knex, config: ResolvedAuthConfig, feat
   await prune('user_tokens', (q) => q.where('expires_at', '<=', now))
   await prune('auth_challenges', (q) => q.where('expires_at', '<=', now))
   // The features' own tables (on or not: rows written while one was on still expire).
-  for (const feature of features) for (const { table, expired } of feature.prune ?? []) await prune(table, (q) => expired(q, now))
-  await prune('personal_access_tokens', (q) => q.whereNotNull('expires_at').where('expires_at', '<=', now))
-  // API token families (`DRIVERS.jwt.store = 'table'`): revoked ones, and those past `max_age`.
-  await prune('api_tokens', (q) => q.whereNotNull('revoked_at').orWhere((w) => w.whereNotNull('expires_at').where('expires_at', '<=', now)))
-  // Their encrypted successors, kept for retries (reuse_window is at most an hour), go too.
-  if (migrated.has('api_tokens')) await db('api_tokens').whereNotNull('successor').where('replaced_at', '<', new Date(now.getTime() - 3_600_000)).update({ successor: null })
+  for (const { table, expired, tidy } of rules) {
+    await prune(table, (q) => expired(q, now))
+    if (tidy && migrated.has(table)) await tidy(db(table), now)
+  }
   await prune(THROTTLE_TABLE, (q) => q.where('reset_at', '<=', now.getTime()))
   if (config.audit.keepDays !== null) {
     const cutoff = new Date(now.getTime() - config.audit.keepDays * 86_400_000)
@@ -71,7 +74,7 @@ export function schedulePruning(app: Application, options: { firstMs?: number; e
   const run = async () => {
     try {
       // Its own read of the tables, each run: the throttle store creates its table after boot.
-      const { removed } = await pruneAuthTables(db(), app.make('auth').resolved, featuresOf(app))
+      const { removed } = await pruneAuthTables(db(), app.make('auth').resolved, pruneRulesOf(app))
       const counts = Object.fromEntries(removed.map((r) => [r.table, r.rows]))
       if (removed.some((r) => r.rows > 0)) app.log.info('auth.pruned', counts)
     } catch (error) {

@@ -19,4 +19,13 @@ export const familiesFeature = defineApiFeature<FamilySettings>({
     devicesOf(manager).register(new TokenFamilyDevices(() => app.make('api.jwt').families!, manager.inventory))
   },
   migrations: ['create_api_tokens_table'],
+  prune: [
+    {
+      table: 'api_tokens',
+      // Revoked families, and those past `max_age`.
+      expired: (q, now) => q.whereNotNull('revoked_at').orWhere((w) => w.whereNotNull('expires_at').where('expires_at', '<=', now)),
+      // The encrypted successors kept for retries (`reuse_window` is at most an hour) go too.
+      tidy: (q, now) => q.whereNotNull('successor').where('replaced_at', '<', new Date(now.getTime() - 3_600_000)).update({ successor: null }),
+    },
+  ],
 })

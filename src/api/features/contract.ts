@@ -6,6 +6,7 @@
  * adds — its checked slice of `DRIVERS.jwt`, its routes, bindings, inventory kinds, boot and route
  * middleware — so a piece touches no shared file.
  */
+import type { PruneRule } from '../../auth/features/contract.js'
 import type { Application } from '../../foundation/application.js'
 import type { MiddlewareClass } from '../../http/middleware.js'
 import type { RouteEntry } from '../../routing/route-group.js'
@@ -65,6 +66,8 @@ export interface ApiFeatureModule<Options = unknown> {
   readonly errors?: Readonly<Record<string, unknown>>
   /** The migrations (stubs of `stubs/migrations/`) that create its tables and columns. */
   readonly migrations?: readonly string[]
+  /** Rows past their life in its tables, removed by `craft auth:prune` with the auth tables (on or not). */
+  readonly prune?: readonly PruneRule[]
 }
 
 /** Declares a piece of the API (checks the name's shape; the list checks that names are unique). */

@@ -7,6 +7,7 @@
 import type { Application } from '../../foundation/application.js'
 import type { RouteEntry } from '../../routing/route-group.js'
 import type { AuthInventory } from '../../auth/inventory/index.js'
+import type { PruneRule } from '../../auth/features/contract.js'
 import type { JwtDriverConfig } from '../jwt-service.js'
 import type { ApiFeatureModule, ApiOptionsContext, ApiRoutesOptions } from './contract.js'
 import { apiFeatures } from './index.js'
@@ -18,9 +19,14 @@ export function apiFeatureRoutes(options: ApiRoutesOptions, list: List = apiFeat
   return list.flatMap((f) => f.routes?.(options) ?? [])
 }
 
-/** Every piece's bindings (whether or not it is on: they are built on first use). */
+/**
+ * Every piece's bindings (whether or not it is on: they are built on first use), and their prune
+ * rules added to `auth.prune.rules` (the auth housekeeping runs them with its own).
+ */
 export function registerApiFeatures(app: Application, list: List = apiFeatures()): void {
   for (const feature of list) feature.register?.(app)
+  const rules = list.flatMap((f) => f.prune ?? [])
+  if (rules.length > 0) app.bind('auth.prune.rules', [...(app.get<readonly PruneRule[]>('auth.prune.rules') ?? []), ...rules])
 }
 
 /** Each piece's checked options (null: off), made once per app by `resolve`. */

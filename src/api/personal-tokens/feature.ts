@@ -26,4 +26,6 @@ export const personalTokensFeature = defineApiFeature<PersonalTokenOptions>({
   middleware: { ability: [AbilityMiddleware] },
   errors,
   migrations: ['create_personal_access_tokens_table'],
+  // Tokens past their `expires_at` (those without one live until revoked, and go when revoked).
+  prune: [{ table: 'personal_access_tokens', expired: (q, now) => q.whereNotNull('expires_at').where('expires_at', '<=', now) }],
 })

@@ -132,9 +132,20 @@ export interface AuthFeatureModule {
   /** Route middleware names it adds to the kernel's `routeMiddleware` when on and absent there. */
   readonly middleware?: Readonly<Record<string, MiddlewareClass[]>>
   /** Rows past their life in the tables it owns, deleted by `craft auth:prune` (whether or not it is on). */
-  readonly prune?: readonly { table: string; expired(query: Knex.QueryBuilder, now: Date): Knex.QueryBuilder }[]
+  readonly prune?: readonly PruneRule[]
   /** What `craft auth` writes for it. */
   readonly scaffold?: FeatureScaffold
+}
+
+/**
+ * What `craft auth:prune` (and `craft serve`'s hourly housekeeping) removes from one table: the
+ * rows `expired` selects are deleted; then `tidy`, if any, runs on the table (an update that clears
+ * what outlived its use in rows that stay). Skipped when the app does not have the table.
+ */
+export interface PruneRule {
+  readonly table: string
+  expired(query: Knex.QueryBuilder, now: Date): Knex.QueryBuilder
+  tidy?(query: Knex.QueryBuilder, now: Date): Knex.QueryBuilder
 }
 
 /** Declares a feature (checks the name's shape; the core checks the rest when it reads the list). */
@@ -147,5 +158,7 @@ declare module '../../container/bindings.js' {
   interface ContainerBindings {
     /** The app's auth feature modules, in list order (bound by the composition before AuthProvider registers). */
     'auth.features': readonly AuthFeatureModule[]
+    /** Prune rules of tables other packages own (the JWT API's), beside the auth features' own. */
+    'auth.prune.rules': readonly PruneRule[]
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander'
 import { db } from '../../database/database-manager.js'
-import { pruneAuthTables } from '../../auth/prune.js'
+import { pruneAuthTables, pruneRulesOf } from '../../auth/prune.js'
 import { withConsoleApp, type CliContext } from '../context.js'
 
 export function registerAuthPruneCommand(program: Command, ctx: CliContext): void {
@@ -14,7 +14,7 @@ export function registerAuthPruneCommand(program: Command, ctx: CliContext): voi
     .description('delete expired logins, reset links, throttle windows and audit rows older than GUARDS.audit.keep_days')
     .action(() =>
       withConsoleApp(ctx, async (app) => {
-        const { removed } = await pruneAuthTables(db(), app.make('auth').resolved, app.make('auth.features'))
+        const { removed } = await pruneAuthTables(db(), app.make('auth').resolved, pruneRulesOf(app))
         for (const { table, rows } of removed) ctx.out(`${table}: ${rows} removed`)
         if (removed.length === 0) ctx.out('Nothing to prune: none of the auth tables exist yet (node craft migrate).')
       }),
