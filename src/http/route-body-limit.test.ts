@@ -7,31 +7,19 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { Readable } from 'node:stream'
 import type { IncomingMessage } from 'node:http'
-import { Application } from '../foundation/application.js'
-import { HttpKernel } from '../foundation/http-kernel.js'
-import { resolveRoute } from '../foundation/route-resolver.js'
 import { Route } from '../routing/route.js'
-import { Logger } from '../support/logger.js'
 import { inject } from '../testing/inject.js'
-import { CookieJar } from './cookie-jar.js'
-import { ExceptionHandler } from './exception-handler.js'
+import { bareApp } from '../testing/bare-app.js'
 import { RequestHandler } from './request-handler.js'
 import { CREDENTIAL_BODY_LIMIT, readBody } from './body-parser.js'
 
 async function build() {
-  const app = new Application('/nonexistent', { log: new Logger({ sink: () => {} }) })
-  app.bind('app.mode', 'http')
-  app.bind('cookies', new CookieJar('k'.repeat(40)))
-  app.bind('exceptions', new ExceptionHandler(app))
-  app.bind('middleware.instances', new Map())
-  app.kernel = new HttpKernel(app)
   let handled = 0
   const echo = ({ request }: { request: { body: unknown } }) => {
     handled++
     return { body: request.body }
   }
-  app.router.mount([Route.post('/small', echo).bodyLimit(64), Route.post('/big', echo), Route.post('/huge', echo).bodyLimit(8 * 1024 * 1024)], {})
-  for (const route of app.router.routes) route.runtime = await resolveRoute(app, route)
+  const app = await bareApp([Route.post('/small', echo).bodyLimit(64), Route.post('/big', echo), Route.post('/huge', echo).bodyLimit(8 * 1024 * 1024)])
   const handler = new RequestHandler(app)
   const post = (url: string, body: string) =>
     inject(handler.listener, { method: 'POST', url, body, headers: { 'content-type': 'application/json', accept: 'application/json' } })

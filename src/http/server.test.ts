@@ -7,13 +7,8 @@
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { connect } from 'node:net'
-import { Application } from '../foundation/application.js'
-import { HttpKernel } from '../foundation/http-kernel.js'
-import { resolveRoute } from '../foundation/route-resolver.js'
 import { Route } from '../routing/route.js'
-import { Logger } from '../support/logger.js'
-import { CookieJar } from './cookie-jar.js'
-import { ExceptionHandler } from './exception-handler.js'
+import { bareApp } from '../testing/bare-app.js'
 import { startServer, type RunningServer } from './server.js'
 
 /** Connects, writes `send` (if any), and resolves with every byte received until the server closes. */
@@ -34,14 +29,7 @@ describe('startServer: slow and malformed clients', () => {
   let running: RunningServer
 
   before(async () => {
-    const app = new Application('/nonexistent', { log: new Logger({ sink: () => {} }) })
-    app.bind('app.mode', 'http')
-    app.bind('cookies', new CookieJar('k'.repeat(40)))
-    app.bind('exceptions', new ExceptionHandler(app))
-    app.bind('middleware.instances', new Map())
-    app.kernel = new HttpKernel(app)
-    app.router.mount([Route.get('/hello', () => ({ body: 'hi' }))], {})
-    for (const route of app.router.routes) route.runtime = await resolveRoute(app, route)
+    const app = await bareApp([Route.get('/hello', () => ({ body: 'hi' }))])
     running = await startServer(app, { port: 0, timeouts: { headersMs: 300, requestMs: 600, checkEveryMs: 50 } })
   })
   after(() => running?.close(100))
