@@ -16,7 +16,7 @@ import type { MiddlewareClass } from '../../http/middleware.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
 import type { BudgetLimit, NotificationName, ResolvedAuthConfig } from '../auth-config.js'
 import type { AuthInventory, InventoryKind } from '../inventory/index.js'
-import type { LoginChallenge, SecondFactor } from '../login/types.js'
+import type { LoginChallenge, SecondFactor, SecondFactorFailedEvent } from '../login/types.js'
 import type { SecurityNoticeKind } from '../mail/default-security-notice.js'
 import type { AuthUser } from '../types.js'
 
@@ -42,6 +42,30 @@ export interface ApiSecondStepContext {
   readonly guard: string
   /** The user of that guard's provider with this primary key, or null. */
   user(ctx: HttpContext, id: string): Promise<AuthUser | null>
+}
+
+/**
+ * The login's second step, which `mfa` also steps a login up on. Served whenever a feature
+ * offering a `secondFactor` is on, whether or not the one that has it is (by the first feature of
+ * the list that has it).
+ */
+export interface SecondStep {
+  /** Its page (`manager.secondStepPage`). */
+  readonly page: string
+  /** The page's routes, listed after those of the first feature on that offers a second factor. */
+  routes(): RouteDefinition[]
+  /**
+   * The API login's second step (where a login answered 401 `E_MFA_REQUIRED` gets its token),
+   * listed by `Api.routes()` right after its auth route whatever the features, by the first
+   * feature of the list that has them (with none on that holds a login back, no `mfa_token`
+   * exists and every answer is refused).
+   */
+  apiRoutes?(api: ApiSecondStepContext): RouteDefinition[]
+  /**
+   * The event any refused second-factor answer emits, whichever feature's factor it was
+   * (`manager.secondStepFailedEvent`; `emitSecondFactorFailed` of auth/login emits it).
+   */
+  readonly failedEvent?: SecondFactorFailedEvent
 }
 
 /** The payload of an event, as a security e-mail reads it. */
@@ -112,16 +136,8 @@ export interface AuthFeatureModule {
   loginChallenge?(app: Application): LoginChallenge
   /** A second factor it offers, when on (`mfa` asks a user who has one for it, and sends one who has none to enrol). */
   secondFactor?(app: Application): SecondFactor
-  /**
-   * The page of the login's second step, which `mfa` also steps a login up on: its path and its
-   * routes. Served whenever a feature offering a `secondFactor` is on, whether or not this one is
-   * (by the first feature of the list that has it), listed after that feature's routes.
-   * `apiRoutes`: the API login's second step (where a login answered 401 `E_MFA_REQUIRED` gets
-   * its token), listed by `Api.routes()` right after its auth route whatever the features, by
-   * the first feature of the list that has them (with none on that holds a login back, no
-   * `mfa_token` exists and every answer is refused).
-   */
-  readonly secondStep?: { readonly page: string; routes(): RouteDefinition[]; apiRoutes?(api: ApiSecondStepContext): RouteDefinition[] }
+  /** The login's second step (see `SecondStep`). */
+  readonly secondStep?: SecondStep
   /** Boot when on: bind services, read its config slice (a mistake throws AuthConfigError naming the key). */
   install?(app: Application, auth: ResolvedAuthConfig): void | Promise<void>
   /**

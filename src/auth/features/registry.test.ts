@@ -163,10 +163,10 @@ describe('the feature registry', () => {
     const Theirs = class {} as unknown as MiddlewareClass
     const step = async () => {}
     const factor = { enrolled: async () => true, enrolPage: '/enrol' }
-    const secondStep = { page: '/step', routes: () => [] }
+    const secondStep = { page: '/step', routes: () => [], failedEvent: 'auth:login_failed' as const }
     const on = defineFeature({ name: 'on', middleware: { mine: [Theirs], taken: [Theirs] }, install: () => void calls.push('install on'), loginChallenge: () => step, secondFactor: () => factor, register: () => void calls.push('register on') })
     const off = defineFeature({ name: 'off', middleware: { other: [Theirs] }, install: () => void calls.push('install off'), loginChallenge: () => step, secondFactor: () => factor, secondStep, register: () => void calls.push('register off') })
-    const manager = { challenges: [] as unknown[], secondFactors: [] as unknown[], secondStepPage: null as string | null }
+    const manager = { challenges: [] as unknown[], secondFactors: [] as unknown[], secondStepPage: null as string | null, secondStepFailedEvent: null as string | null }
     const app = { kernel: { routeMiddleware: { taken: [Own] } as Record<string, MiddlewareClass[]> }, make: () => manager } as unknown as Application
     registerFeatures(app, [on, off])
     await installFeatures(app, { features: new Set(['on']) } as unknown as ResolvedAuthConfig, [on, off])
@@ -175,6 +175,7 @@ describe('the feature registry', () => {
     assert.deepEqual(manager.challenges, [step])
     assert.deepEqual(manager.secondFactors, [factor])
     assert.equal(manager.secondStepPage, '/step', 'the second step of a feature that is off serves one that is on')
+    assert.equal(manager.secondStepFailedEvent, 'auth:login_failed', 'and names the event of a refused answer')
   })
 
   it('names each feature once, and every file its scaffold names exists', () => {

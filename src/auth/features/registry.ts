@@ -97,7 +97,9 @@ export function registerFeatures(app: Application, list: List): void {
 /** Boots the features that are on: their route middleware (an app's own entry wins), `install`, then their login challenge and second factor. */
 export async function installFeatures(app: Application, config: ResolvedAuthConfig, list: List): Promise<void> {
   const stacks = app.kernel?.routeMiddleware
-  app.make('auth.manager').secondStepPage = secondStepOf(config.features, list)?.page ?? null
+  const step = secondStepOf(config.features, list)
+  app.make('auth.manager').secondStepPage = step?.page ?? null
+  app.make('auth.manager').secondStepFailedEvent = step?.failedEvent ?? null
   for (const feature of list) {
     if (!config.features.has(feature.name)) continue
     if (stacks) for (const [name, classes] of Object.entries(feature.middleware ?? {})) stacks[name] ??= [...classes]

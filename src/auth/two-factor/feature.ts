@@ -57,8 +57,9 @@ export const twoFactorFeature = defineFeature({
   },
   secondFactor: (app) => ({ enrolled: (userId) => app.make('auth.two_factor').isEnabled(userId), enrolPage: '/account/two-factor', pageFlag: 'two_factor_on' }),
   // The challenge page: served whenever a feature offering a second factor is on (passkeys alone
-  // too); the API's second step (POST <authRoute>/two-factor), listed by Api.routes().
-  secondStep: { page: CHALLENGE_PAGE, routes: secondStepRoutes, apiRoutes: apiSecondStepRoutes },
+  // too); the API's second step (POST <authRoute>/two-factor), listed by Api.routes(); the event
+  // of every refused second-factor answer (a passkey's too).
+  secondStep: { page: CHALLENGE_PAGE, routes: secondStepRoutes, apiRoutes: apiSecondStepRoutes, failedEvent: 'auth:two_factor_failed' },
   inventory: (_inventory, auth) => [trustedDevicesKind(), totpKind(() => usersTableOf(auth.model))],
   routes: (on) => {
     const confirmed = ['auth', 'password.confirm']
