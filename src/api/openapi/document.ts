@@ -20,6 +20,8 @@ export interface OpenApiOptions {
   description?: string
   /** `servers[0].url`, e.g. the app's URL; left out when not given (clients use the document's origin). */
   serverUrl?: string
+  /** Operations of other routes `Api.routes()` adds, by route name, as `TOKEN_OPERATIONS` (the auth features' `openapi.operations`). */
+  operations?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
 }
 
 export type OpenApiDocument = Record<string, any> & { openapi: '3.1.0'; paths: Record<string, Record<string, any>> }
@@ -154,7 +156,7 @@ export function buildOpenApiDocument(routes: readonly CompiledRoute[], options: 
   for (const route of routes) {
     const def = route.definition
     const fromApi = def.requiresProvider?.name === 'ApiProvider'
-    const token = fromApi && def.routeName ? TOKEN_OPERATIONS[def.routeName] : undefined
+    const token = fromApi && def.routeName ? (TOKEN_OPERATIONS[def.routeName] ?? options.operations?.[def.routeName]) : undefined
     const protectedRoute = inApiStack(route.middleware)
     // Api.routes()' routes, the api stack's routes, and any other JSON route that needs ApiProvider.
     if (!token && !protectedRoute && !(fromApi && route.info.json)) continue

@@ -68,6 +68,27 @@ export interface SecondStep {
   readonly failedEvent?: SecondFactorFailedEvent
 }
 
+/** A web form, as `craft openapi --web` describes it (see `FeatureOpenApi`). */
+export interface WebFormDoc {
+  /** The fields it reads (without them, a free-form object). */
+  readonly fields?: { readonly required?: string[]; readonly properties: Record<string, unknown> }
+  /** It takes slots of a budget (429 `E_TOO_MANY_REQUESTS`). */
+  readonly throttled?: boolean
+  /** 401 `E_UNAUTHORIZED` though not behind `auth` (it wants a login waiting for it). */
+  readonly unauthorized?: boolean
+}
+
+/**
+ * What the OpenAPI document (`craft openapi`, `GET /api/openapi.json`) says of a feature's
+ * routes, by route name, beside the core's; a route that is not mounted is not described.
+ */
+export interface FeatureOpenApi {
+  /** Operations of its API routes, as the core's (`api/openapi/token-operations.ts`): without path, method and the errors every operation shares. */
+  readonly operations?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
+  /** Its web forms (`--web`). */
+  readonly forms?: Readonly<Record<string, WebFormDoc>>
+}
+
 /** The payload of an event, as a security e-mail reads it. */
 export type NoticeEvent = Readonly<Record<string, unknown>>
 
@@ -149,6 +170,8 @@ export interface AuthFeatureModule {
   readonly middleware?: Readonly<Record<string, MiddlewareClass[]>>
   /** Rows past their life in the tables it owns, deleted by `craft auth:prune` (whether or not it is on). */
   readonly prune?: readonly { table: string; expired(query: Knex.QueryBuilder, now: Date): Knex.QueryBuilder }[]
+  /** What the OpenAPI document says of its routes (read from every feature of the list, on or not). */
+  readonly openapi?: FeatureOpenApi
   /** What `craft auth` writes for it. */
   readonly scaffold?: FeatureScaffold
 }

@@ -15,7 +15,7 @@ import { authRoutes, authRoutesFor } from '../auth-routes.js'
 import { Router } from '../../routing/router.js'
 import { defineFeature } from './contract.js'
 import { authFeatures } from './index.js'
-import { featureApiRoutes, featureBudgets, featureRoutes, generatedFeatures, installFeatures, registerFeatures, resolveFeatureNames, secondStepApiRoutes, secondStepOf } from './registry.js'
+import { featureApiRoutes, featureBudgets, featureOpenApi, featureRoutes, generatedFeatures, installFeatures, registerFeatures, resolveFeatureNames, secondStepApiRoutes, secondStepOf } from './registry.js'
 import type { Application } from '../../foundation/application.js'
 import type { ResolvedAuthConfig } from '../auth-config.js'
 import type { MiddlewareClass } from '../../http/middleware.js'
@@ -137,6 +137,15 @@ describe('the feature registry', () => {
     assert.deepEqual(secondStepApiRoutes(api, [plain, step('first'), step('second')]).map((r) => `${r.path} ${r.routeName}`), ['/token/step api.first'])
     assert.deepEqual(seen, ['first jwt'])
     assert.deepEqual(secondStepApiRoutes(api, [plain]), [], 'no feature serves one: no route')
+  })
+
+  it('merges the features\' OpenAPI descriptions by route name, the first feature\'s winning', () => {
+    const first = defineFeature({ name: 'first', openapi: { operations: { 'api.a': { summary: 'A' } }, forms: { 'a.store': { throttled: true } } } })
+    const second = defineFeature({ name: 'second', openapi: { operations: { 'api.a': { summary: 'other' }, 'api.b': { summary: 'B' } } } })
+    const merged = featureOpenApi([defineFeature({ name: 'plain' }), first, second])
+    assert.deepEqual(merged.operations, { 'api.a': { summary: 'A' }, 'api.b': { summary: 'B' } })
+    assert.deepEqual(merged.forms, { 'a.store': { throttled: true } })
+    assert.deepEqual(featureOpenApi([]), { operations: {}, forms: {} })
   })
 
   it('adds a feature\'s activity labels and security notices to the core\'s, on or not', () => {

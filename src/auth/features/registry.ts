@@ -9,7 +9,7 @@ import type { Application } from '../../foundation/application.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
 import { AuthConfigError } from '../errors.js'
 import type { ResolvedAuthConfig } from '../auth-config.js'
-import type { ApiSecondStepContext, AuthFeatureModule } from './contract.js'
+import type { ApiSecondStepContext, AuthFeatureModule, FeatureOpenApi, WebFormDoc } from './contract.js'
 
 export { featureBudgets, featureNotifications, resolveFeatureNames } from '../auth-config.js'
 
@@ -82,6 +82,17 @@ export function featureApiRoutes(on: ReadonlySet<string>, api: { authRoute: stri
 /** The API routes of the login's second step (`secondStep.apiRoutes` of the first feature that has them), whatever the features. */
 export function secondStepApiRoutes(api: ApiSecondStepContext, list: List): RouteDefinition[] {
   return list.find((f) => f.secondStep?.apiRoutes)?.secondStep?.apiRoutes?.(api) ?? []
+}
+
+/** What the features say of their routes in the OpenAPI document, merged (a name described twice: the first feature's). */
+export function featureOpenApi(list: List): Required<FeatureOpenApi> {
+  const operations: Record<string, Readonly<Record<string, unknown>>> = {}
+  const forms: Record<string, WebFormDoc> = {}
+  for (const feature of list) {
+    for (const [name, operation] of Object.entries(feature.openapi?.operations ?? {})) operations[name] ??= operation
+    for (const [name, doc] of Object.entries(feature.openapi?.forms ?? {})) forms[name] ??= doc
+  }
+  return { operations, forms }
 }
 
 /** The migrations `craft auth` writes for the features (every feature: an app turns one on in config). */

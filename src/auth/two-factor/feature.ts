@@ -18,6 +18,7 @@ import { totpKind, trustedDevicesKind } from './inventory.js'
 import { twoFactorLoginChallenge } from './login-challenge.js'
 import { NEW_CODES_KEY, TOTP_PENDING_KEY } from './pending-secret.js'
 import { ACTIVITY_LABELS, SECURITY_NOTICES } from './notices.js'
+import { TWO_FACTOR_OPENAPI } from './openapi.js'
 import * as errors from './errors.js'
 import './events.js'
 
@@ -73,6 +74,7 @@ export const twoFactorFeature = defineFeature({
       Route.post('/account/two-factor/forget-devices', 'auth/TwoFactorChallengeController@forgetDevices').name('two_factor.forget_devices').middleware(['auth']),
     ]
   },
+  openapi: TWO_FACTOR_OPENAPI,
   scaffold: {
     controllers: ['TwoFactorController.ts', 'TwoFactorChallengeController.ts'],
     templates: ['two_factor.html', 'two_factor_challenge.html'],
