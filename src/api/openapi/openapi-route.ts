@@ -29,8 +29,8 @@ export function openApiEnabled(app: Application): boolean {
 export function appOpenApiDocument(app: Application, options: { web?: boolean } = {}): OpenApiDocument {
   // The auth features describe their own routes (an app without the list: none).
   const features = featureOpenApi(app.has('auth.features') ? app.make('auth.features') : [])
-  const document = buildOpenApiDocument(app.router.routes, { ...openApiOptionsFor(app), operations: features.operations })
-  if (options.web) addWebOperations(document, app.router.routes, features.forms)
+  const document = buildOpenApiDocument(app.router.routes, { ...openApiOptionsFor(app), operations: features.operations, ...(features.mfaRequired ? { mfaRequired: features.mfaRequired } : {}) })
+  if (options.web) addWebOperations(document, app.router.routes, features)
   return document
 }
 

@@ -4,6 +4,7 @@
  * paths can be changed with `Api.routes({ authRoute, ... })`, their names cannot). The routes a
  * feature adds there are described by the feature (its module's `openapi.operations`).
  */
+import type { MfaRequiredDoc } from '../../auth/features/contract.js'
 import { JWT_SCHEME, ref } from './components.js'
 
 const form = (properties: Record<string, unknown>, required: string[]) => {
@@ -16,8 +17,11 @@ const tokenAnswer = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Token' } } },
 })
 
-/** Operation objects without path, method and the errors every operation shares. */
-export const TOKEN_OPERATIONS: Record<string, Record<string, unknown>> = {
+/**
+ * Operation objects without path, method and the errors every operation shares; `mfa`: how the
+ * feature serving the second step explains `E_MFA_REQUIRED`.
+ */
+export const tokenOperations = (mfa?: MfaRequiredDoc): Record<string, Record<string, unknown>> => ({
   'api.auth': {
     summary: 'Exchange an e-mail address and password for a token',
     description: 'Starts a new token for the user (the previous one stops being re-issuable). Failed attempts count against the login budgets.',
@@ -26,9 +30,7 @@ export const TOKEN_OPERATIONS: Record<string, Record<string, unknown>> = {
     responses: {
       200: tokenAnswer('The new token (its `amr` claim is `["pwd"]`).'),
       401: {
-        description:
-          'Wrong username or password (`E_INVALID_CREDENTIALS`), or a right password of a user with two-factor ' +
-          'authentication (`E_MFA_REQUIRED`, with the `mfa_token` to send to `POST <authRoute>/two-factor`).',
+        description: `Wrong username or password (\`E_INVALID_CREDENTIALS\`)${mfa ? `, or ${mfa.tokenLogin}` : ''}.`,
         content: {
           'application/json': {
             schema: { oneOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/MfaChallenge' }] },
@@ -124,4 +126,4 @@ export const TOKEN_OPERATIONS: Record<string, Record<string, unknown>> = {
       404: ref('NotFound'),
     },
   },
-}
+})

@@ -9,7 +9,7 @@
  */
 import type { CompiledRoute } from '../../routing/router.js'
 import type { MiddlewareReference } from '../../routing/route-definition.js'
-import type { WebFormDoc } from '../../auth/features/contract.js'
+import type { MfaRequiredDoc, WebFormDoc } from '../../auth/features/contract.js'
 import { openApiPaths, type OpenApiDocument } from './document.js'
 import { ref } from './components.js'
 
@@ -52,7 +52,13 @@ function answer(created: boolean, route: CompiledRoute): Record<string, unknown>
   return { description: `${description} Handled by ${typeof route.definition.handler === 'string' ? `\`${route.definition.handler}\`` : 'the framework'}.`, content: { 'application/json': { schema } } }
 }
 
-function webOperation(route: CompiledRoute, method: string, params: { name: string }[], forms: Readonly<Record<string, WebFormDoc>>): Record<string, any> {
+/** What the features say of their web forms (`openapi.forms`), and of `E_MFA_REQUIRED` at login (`openapi.mfaRequired.webLogin`). */
+export interface FeatureForms {
+  forms?: Readonly<Record<string, WebFormDoc>>
+  mfaRequired?: Pick<MfaRequiredDoc, 'webLogin'>
+}
+
+function webOperation(route: CompiledRoute, method: string, params: { name: string }[], { forms = {}, mfaRequired }: FeatureForms): Record<string, any> {
   const name = route.name ?? route.definition.routeName ?? ''
   const doc = Object.hasOwn(forms, name) ? forms[name] : undefined
   const created = route.info.form === 'create'
@@ -60,7 +66,8 @@ function webOperation(route: CompiledRoute, method: string, params: { name: stri
   const middleware = route.middleware
   const responses: Record<string, unknown> = { [created && post ? 201 : 200]: answer(created && post, route) }
   if (name === 'login.store') {
-    responses[401] = error('A wrong e-mail or password (`E_INVALID_CREDENTIALS`), a right password of a user with two factors (`E_MFA_REQUIRED`: answer on `POST /two-factor-challenge`), or a password locked until a reset (`E_PASSWORD_RESET_REQUIRED`).', 'E_INVALID_CREDENTIALS', 'The email or password is incorrect.')
+    const mfa = mfaRequired ? `${mfaRequired.webLogin}, ` : ''
+    responses[401] = error(`A wrong e-mail or password (\`E_INVALID_CREDENTIALS\`), ${mfa}or a password locked until a reset (\`E_PASSWORD_RESET_REQUIRED\`).`, 'E_INVALID_CREDENTIALS', 'The email or password is incorrect.')
   } else if (has(middleware, 'auth') || has(middleware, 'password.confirm') || doc?.unauthorized) {
     responses[401] = error('Not logged in.', 'E_UNAUTHORIZED', 'Unauthenticated.')
   }
@@ -105,8 +112,8 @@ const CSRF_OPERATION = {
   },
 }
 
-/** Adds the web forms of `routes` to `document` (see the module comment); `forms`: the features' (`openapi.forms`). */
-export function addWebOperations(document: OpenApiDocument, routes: readonly CompiledRoute[], forms: Readonly<Record<string, WebFormDoc>> = {}): void {
+/** Adds the web forms of `routes` to `document` (see the module comment), with what the features say of theirs. */
+export function addWebOperations(document: OpenApiDocument, routes: readonly CompiledRoute[], features: FeatureForms = {}): void {
   const used = new Set<string>()
   for (const item of Object.values(document.paths)) for (const op of Object.values<any>(item)) if (op?.operationId) used.add(op.operationId)
   const uniqueId = (id: string) => {
@@ -129,7 +136,7 @@ export function addWebOperations(document: OpenApiDocument, routes: readonly Com
         if (item[method]) return
         const name = route.name ?? route.definition.routeName
         const id = name ? (i === 0 ? name : `${name}.${method}`) : `web_${method}_${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`
-        item[method] = { operationId: uniqueId(id), ...webOperation(route, method, params, forms) }
+        item[method] = { operationId: uniqueId(id), ...webOperation(route, method, params, features) }
       })
     }
   }

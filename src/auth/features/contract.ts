@@ -87,6 +87,20 @@ export interface FeatureOpenApi {
   readonly operations?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
   /** Its web forms (`--web`). */
   readonly forms?: Readonly<Record<string, WebFormDoc>>
+  /** Where a login answered `E_MFA_REQUIRED` goes on, when its second step is this feature's (the first of the list that says). */
+  readonly mfaRequired?: MfaRequiredDoc
+}
+
+/** The words the OpenAPI document explains `E_MFA_REQUIRED` with (see `FeatureOpenApi.mfaRequired`). */
+export interface MfaRequiredDoc {
+  /** In `POST /login`'s 401, after the wrong password: a clause naming the code and where to answer. */
+  readonly webLogin: string
+  /** In the token route's 401, after the wrong password: a clause naming the code and where to send the `mfa_token`. */
+  readonly tokenLogin: string
+  /** The `MfaChallenge` schema (that 401's body). */
+  readonly challenge: string
+  /** The `MfaRequired` response (a route behind `mfa` refusing a token). */
+  readonly stepUp: string
 }
 
 /** The payload of an event, as a security e-mail reads it. */

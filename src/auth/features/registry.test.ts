@@ -141,10 +141,13 @@ describe('the feature registry', () => {
 
   it('merges the features\' OpenAPI descriptions by route name, the first feature\'s winning', () => {
     const first = defineFeature({ name: 'first', openapi: { operations: { 'api.a': { summary: 'A' } }, forms: { 'a.store': { throttled: true } } } })
-    const second = defineFeature({ name: 'second', openapi: { operations: { 'api.a': { summary: 'other' }, 'api.b': { summary: 'B' } } } })
-    const merged = featureOpenApi([defineFeature({ name: 'plain' }), first, second])
+    const mfa = (word: string) => ({ webLogin: word, tokenLogin: word, challenge: word, stepUp: word })
+    const second = defineFeature({ name: 'second', openapi: { operations: { 'api.a': { summary: 'other' }, 'api.b': { summary: 'B' } }, mfaRequired: mfa('second') } })
+    const third = defineFeature({ name: 'third', openapi: { mfaRequired: mfa('third') } })
+    const merged = featureOpenApi([defineFeature({ name: 'plain' }), first, second, third])
     assert.deepEqual(merged.operations, { 'api.a': { summary: 'A' }, 'api.b': { summary: 'B' } })
     assert.deepEqual(merged.forms, { 'a.store': { throttled: true } })
+    assert.deepEqual(merged.mfaRequired, mfa('second'))
     assert.deepEqual(featureOpenApi([]), { operations: {}, forms: {} })
   })
 

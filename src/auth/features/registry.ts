@@ -85,14 +85,15 @@ export function secondStepApiRoutes(api: ApiSecondStepContext, list: List): Rout
 }
 
 /** What the features say of their routes in the OpenAPI document, merged (a name described twice: the first feature's). */
-export function featureOpenApi(list: List): Required<FeatureOpenApi> {
+export function featureOpenApi(list: List): Pick<Required<FeatureOpenApi>, 'operations' | 'forms'> & Pick<FeatureOpenApi, 'mfaRequired'> {
   const operations: Record<string, Readonly<Record<string, unknown>>> = {}
   const forms: Record<string, WebFormDoc> = {}
   for (const feature of list) {
     for (const [name, operation] of Object.entries(feature.openapi?.operations ?? {})) operations[name] ??= operation
     for (const [name, doc] of Object.entries(feature.openapi?.forms ?? {})) forms[name] ??= doc
   }
-  return { operations, forms }
+  const mfaRequired = list.find((f) => f.openapi?.mfaRequired)?.openapi?.mfaRequired
+  return { operations, forms, ...(mfaRequired ? { mfaRequired } : {}) }
 }
 
 /** The migrations `craft auth` writes for the features (every feature: an app turns one on in config). */

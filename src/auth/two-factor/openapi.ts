@@ -1,7 +1,8 @@
 /**
  * @module auth/two-factor/openapi
  * What `craft openapi` says of the `two_factor` feature's routes (its module's `openapi`): the
- * API login's second step (`api.auth.two_factor`) and, with `--web`, the fields of its forms.
+ * API login's second step (`api.auth.two_factor`), with `--web` the fields of its forms, and
+ * where a login answered `E_MFA_REQUIRED` goes on (its second step).
  * Plain OpenAPI objects: `$ref`s name the core's shared responses and schemas.
  */
 import type { FeatureOpenApi } from '../features/contract.js'
@@ -43,5 +44,13 @@ export const TWO_FACTOR_OPENAPI: FeatureOpenApi = {
     'two_factor.enable': { fields: { required: ['code'], properties: { code: { type: 'string', pattern: '^[0-9 ]{6,7}$' } } } },
     // The second step: no login yet, only one waiting for it.
     'two_factor.challenge.store': { fields: { properties: { code: text, recovery_code: text, trust: flag } }, throttled: true, unauthorized: true },
+  },
+  mfaRequired: {
+    webLogin: 'a right password of a user with two factors (`E_MFA_REQUIRED`: answer on `POST /two-factor-challenge`)',
+    tokenLogin: 'a right password of a user with two-factor authentication (`E_MFA_REQUIRED`, with the `mfa_token` to send to `POST <authRoute>/two-factor`)',
+    challenge:
+      'A right password of a user with two-factor authentication: no token yet. Send `mfa_token` with the code ' +
+      'from the authenticator app (or a recovery code) to `POST <authRoute>/two-factor` within 5 minutes.',
+    stepUp: 'The route needs a login with a second factor (`mfa`): log in again through `POST <authRoute>/two-factor`.',
   },
 }
