@@ -24,7 +24,7 @@ import type { Budget } from './throttle/budget.js'
 import { DeviceRegistry, WebLoginDevices } from './accounts/devices.js'
 import { db } from '../database/database-manager.js'
 import type { BudgetName } from './auth-config.js'
-import type { SecondFactor } from './login/types.js'
+import type { SecondFactor, SecondFactorFailedEvent } from './login/types.js'
 
 export type GuardFactory = (ctx: HttpContext, name: string) => Guard<any>
 
@@ -66,6 +66,8 @@ export class AuthManager {
   readonly secondFactors: SecondFactor[] = []
   /** The page of the login's second step, where `mfa` steps a login up; null with no second factor on. */
   secondStepPage: string | null = null
+  /** The event a refused second-factor answer emits (the second step's `failedEvent`); null with no second factor on. */
+  secondStepFailedEvent: SecondFactorFailedEvent | null = null
 
   /** Runs `challenges` for a user whose password was right: returns, or throws to hold the login back. */
   readonly challenge: LoginChallenge = async (ctx, guard, user) => {

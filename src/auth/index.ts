@@ -30,7 +30,7 @@ export { VerifiedMiddleware } from './middleware/verified-middleware.js'
 export { PasswordConfirmMiddleware, PASSWORD_CONFIRMED_AT, passwordRecentlyConfirmed, markPasswordConfirmed } from './middleware/password-confirm-middleware.js'
 export { MfaMiddleware } from './middleware/mfa-middleware.js'
 export { MfaRecentMiddleware, requireRecentSecondFactor } from './middleware/mfa-recent-middleware.js'
-export { UserTokens, type UserTokenPurpose, type UserTokenRow } from './accounts/user-tokens.js'
+export { UserTokens, type UserTokenPurpose, type UserTokenPurposes, type UserTokenRow } from './accounts/user-tokens.js'
 export { isVerified } from './accounts/verification.js'
 export { AuthInventory, ALL_REASONS, type InventoryItem, type InventoryKind, type RevocationReason, type RevokeOptions } from './inventory/index.js'
 // Account features (one export line per module):

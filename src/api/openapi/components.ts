@@ -5,6 +5,7 @@
  * shares (`{message, code}`, and `{message, code, errors}` for 422), and the error responses
  * built from them, with the headers RFC 6750 and RFC 9110 put on them.
  */
+import type { MfaRequiredDoc } from '../../auth/features/contract.js'
 
 /** Names of the security schemes in `components.securitySchemes`. */
 export const JWT_SCHEME = 'bearerJwt'
@@ -21,7 +22,8 @@ const wwwAuthenticate = {
 
 const retryAfter = { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } }
 
-export function components(): Record<string, unknown> {
+/** The reusable parts; `mfa`: how the feature serving the second step explains `E_MFA_REQUIRED`. */
+export function components(mfa?: MfaRequiredDoc): Record<string, unknown> {
   return {
     securitySchemes: {
       [JWT_SCHEME]: {
@@ -64,9 +66,7 @@ export function components(): Record<string, unknown> {
       },
       MfaChallenge: {
         type: 'object',
-        description:
-          'A right password of a user with two-factor authentication: no token yet. Send `mfa_token` with the code ' +
-          'from the authenticator app (or a recovery code) to `POST <authRoute>/two-factor` within 5 minutes.',
+        description: mfa?.challenge ?? 'A right password of a user with a second factor: no token yet.',
         required: ['message', 'code', 'mfa_token'],
         properties: {
           message: { type: 'string' },
@@ -93,7 +93,7 @@ export function components(): Record<string, unknown> {
         ...errorBody({ message: 'Forbidden.', code: 'E_FORBIDDEN' }),
       },
       MfaRequired: {
-        description: 'The route needs a login with a second factor (`mfa`): log in again through `POST <authRoute>/two-factor`.',
+        description: mfa?.stepUp ?? 'The route needs a login with a second factor (`mfa`).',
         ...errorBody({ message: 'This action needs a login with a second factor.', code: 'E_MFA_REQUIRED' }),
       },
       NotFound: { description: 'No such route or record.', ...errorBody({ message: 'Not found.', code: 'E_NOT_FOUND' }) },

@@ -9,8 +9,9 @@
  */
 import type { CompiledRoute } from '../../routing/router.js'
 import type { MiddlewareReference } from '../../routing/route-definition.js'
+import type { MfaRequiredDoc } from '../../auth/features/contract.js'
 import { JWT_SCHEME, PERSONAL_TOKEN_SCHEME, components, ref } from './components.js'
-import { TOKEN_OPERATIONS } from './token-operations.js'
+import { tokenOperations } from './token-operations.js'
 
 export interface OpenApiOptions {
   /** `info.title`: the app's name. */
@@ -20,6 +21,10 @@ export interface OpenApiOptions {
   description?: string
   /** `servers[0].url`, e.g. the app's URL; left out when not given (clients use the document's origin). */
   serverUrl?: string
+  /** Operations of other routes `Api.routes()` adds, by route name, as `tokenOperations()`'s (the auth features' `openapi.operations`). */
+  operations?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
+  /** How the feature serving the second step explains `E_MFA_REQUIRED` (without it, plainer words). */
+  mfaRequired?: MfaRequiredDoc
 }
 
 export type OpenApiDocument = Record<string, any> & { openapi: '3.1.0'; paths: Record<string, Record<string, any>> }
@@ -150,11 +155,12 @@ export function buildOpenApiDocument(routes: readonly CompiledRoute[], options: 
     usedIds.add(candidate)
     return candidate
   }
+  const core = tokenOperations(options.mfaRequired)
 
   for (const route of routes) {
     const def = route.definition
     const fromApi = def.requiresProvider?.name === 'ApiProvider'
-    const token = fromApi && def.routeName ? TOKEN_OPERATIONS[def.routeName] : undefined
+    const token = fromApi && def.routeName ? (core[def.routeName] ?? options.operations?.[def.routeName]) : undefined
     const protectedRoute = inApiStack(route.middleware)
     // Api.routes()' routes, the api stack's routes, and any other JSON route that needs ApiProvider.
     if (!token && !protectedRoute && !(fromApi && route.info.json)) continue
@@ -204,7 +210,7 @@ export function buildOpenApiDocument(routes: readonly CompiledRoute[], options: 
 
   const info: Record<string, unknown> = { title: options.title || 'API', version: options.version || '1.0.0' }
   if (options.description) info.description = options.description
-  const document: OpenApiDocument = { openapi: '3.1.0', info, paths, components: components() }
+  const document: OpenApiDocument = { openapi: '3.1.0', info, paths, components: components(options.mfaRequired) }
   if (options.serverUrl) document.servers = [{ url: options.serverUrl }]
   document.tags = [...tags].sort((a, b) => (a === 'Authentication' ? -1 : b === 'Authentication' ? 1 : a.localeCompare(b))).map((name) => ({ name }))
   return document

@@ -15,6 +15,7 @@ import { openApiOptionsFor } from './app-options.js'
 import { addWebOperations } from './web-operations.js'
 import { asApiRoute } from '../api-route.js'
 import { driverSettings } from '../api-config.js'
+import { featureOpenApi } from '../../auth/features/registry.js'
 
 /** One document per application: its routes do not change once it serves. */
 const documents = new WeakMap<Application, OpenApiDocument>()
@@ -26,8 +27,10 @@ export function openApiEnabled(app: Application): boolean {
 
 /** The app's OpenAPI document, from its compiled routes; `web: true` adds the web forms that answer JSON. */
 export function appOpenApiDocument(app: Application, options: { web?: boolean } = {}): OpenApiDocument {
-  const document = buildOpenApiDocument(app.router.routes, openApiOptionsFor(app))
-  if (options.web) addWebOperations(document, app.router.routes)
+  // The auth features describe their own routes (an app without the list: none).
+  const features = featureOpenApi(app.has('auth.features') ? app.make('auth.features') : [])
+  const document = buildOpenApiDocument(app.router.routes, { ...openApiOptionsFor(app), operations: features.operations, ...(features.mfaRequired ? { mfaRequired: features.mfaRequired } : {}) })
+  if (options.web) addWebOperations(document, app.router.routes, features)
   return document
 }
 

@@ -1,8 +1,10 @@
 /**
  * @module api/openapi/token-operations
  * What the OpenAPI document says about the routes `Api.routes()` adds, keyed by route name (their
- * paths can be changed with `Api.routes({ authRoute, ... })`, their names cannot).
+ * paths can be changed with `Api.routes({ authRoute, ... })`, their names cannot). The routes a
+ * feature adds there are described by the feature (its module's `openapi.operations`).
  */
+import type { MfaRequiredDoc } from '../../auth/features/contract.js'
 import { JWT_SCHEME, ref } from './components.js'
 
 const form = (properties: Record<string, unknown>, required: string[]) => {
@@ -15,8 +17,11 @@ const tokenAnswer = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Token' } } },
 })
 
-/** Operation objects without path, method and the errors every operation shares. */
-export const TOKEN_OPERATIONS: Record<string, Record<string, unknown>> = {
+/**
+ * Operation objects without path, method and the errors every operation shares; `mfa`: how the
+ * feature serving the second step explains `E_MFA_REQUIRED`.
+ */
+export const tokenOperations = (mfa?: MfaRequiredDoc): Record<string, Record<string, unknown>> => ({
   'api.auth': {
     summary: 'Exchange an e-mail address and password for a token',
     description: 'Starts a new token for the user (the previous one stops being re-issuable). Failed attempts count against the login budgets.',
@@ -25,9 +30,7 @@ export const TOKEN_OPERATIONS: Record<string, Record<string, unknown>> = {
     responses: {
       200: tokenAnswer('The new token (its `amr` claim is `["pwd"]`).'),
       401: {
-        description:
-          'Wrong username or password (`E_INVALID_CREDENTIALS`), or a right password of a user with two-factor ' +
-          'authentication (`E_MFA_REQUIRED`, with the `mfa_token` to send to `POST <authRoute>/two-factor`).',
+        description: `Wrong username or password (\`E_INVALID_CREDENTIALS\`)${mfa ? `, or ${mfa.tokenLogin}` : ''}.`,
         content: {
           'application/json': {
             schema: { oneOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/MfaChallenge' }] },
@@ -35,28 +38,6 @@ export const TOKEN_OPERATIONS: Record<string, Record<string, unknown>> = {
           },
         },
       },
-      429: ref('TooManyRequests'),
-      503: ref('ServiceUnavailable'),
-    },
-  },
-  'api.auth.two_factor': {
-    summary: 'Finish a login with a second factor',
-    description:
-      'The second step after `POST <authRoute>` answered 401 `E_MFA_REQUIRED`: the `mfa_token` from that answer and the ' +
-      'code from the authenticator app (`code`) or one of the recovery codes (`recovery_code`). A wrong code is 422 ' +
-      '(`errors.code`) and the `mfa_token` stays usable; an unknown, used or expired `mfa_token` is 422 (`errors.mfa_token`): ' +
-      'log in again. A code is accepted once; 5 wrong codes a minute are throttled.',
-    security: [],
-    requestBody: form(
-      {
-        mfa_token: { type: 'string', description: 'From the 401 `E_MFA_REQUIRED` answer of the token route.' },
-        code: { type: 'string', pattern: '^[0-9 ]{6,7}$', description: 'The 6-digit code from the authenticator app.' },
-        recovery_code: { type: 'string', description: 'Instead of `code`: one of the recovery codes (each works once).' },
-      },
-      ['mfa_token'],
-    ),
-    responses: {
-      200: tokenAnswer('The new token (its `amr` claim is `["pwd", "otp"]`).'),
       429: ref('TooManyRequests'),
       503: ref('ServiceUnavailable'),
     },
@@ -145,4 +126,4 @@ export const TOKEN_OPERATIONS: Record<string, Record<string, unknown>> = {
       404: ref('NotFound'),
     },
   },
-}
+})

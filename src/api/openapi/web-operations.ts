@@ -9,6 +9,7 @@
  */
 import type { CompiledRoute } from '../../routing/router.js'
 import type { MiddlewareReference } from '../../routing/route-definition.js'
+import type { MfaRequiredDoc, WebFormDoc } from '../../auth/features/contract.js'
 import { openApiPaths, type OpenApiDocument } from './document.js'
 import { ref } from './components.js'
 
@@ -19,8 +20,8 @@ const text = { type: 'string' }
 const password = { type: 'string', format: 'password', minLength: 8, maxLength: 1024 }
 const flag = { type: ['boolean', 'string'], description: '`1`, `on`, `true` or `yes` when ticked.' }
 
-/** The fields each form reads (by route name); forms not listed take a free-form object. */
-const FORM_FIELDS: Record<string, { required?: string[]; properties: Record<string, unknown> }> = {
+/** The fields each core form reads (by route name); a feature's forms are its `openapi.forms`; forms not listed take a free-form object. */
+const FORM_FIELDS: Record<string, NonNullable<WebFormDoc['fields']>> = {
   'login.store': { required: ['email', 'password'], properties: { email: text, password: { type: 'string', format: 'password' }, remember: flag, next: { type: 'string', description: 'A same-site path to land on.' } } },
   'register.store': { required: ['name', 'email', 'password', 'password_confirmation'], properties: { name: text, email: { type: 'string', format: 'email' }, password, password_confirmation: password } },
   'password.send': { required: ['email'], properties: { email: { type: 'string', format: 'email' } } },
@@ -30,15 +31,13 @@ const FORM_FIELDS: Record<string, { required?: string[]; properties: Record<stri
   'account.profile': { required: ['name'], properties: { name: text, email: { type: 'string', format: 'email' } } },
   'account.email': { required: ['email', 'password'], properties: { email: { type: 'string', format: 'email' }, password: { type: 'string', format: 'password' } } },
   'account.password': { required: ['password', 'password_confirmation'], properties: { current_password: { type: 'string', format: 'password', description: 'Required when the account has a password.' }, password, password_confirmation: password } },
-  'two_factor.enable': { required: ['code'], properties: { code: { type: 'string', pattern: '^[0-9 ]{6,7}$' } } },
-  'two_factor.challenge.store': { properties: { code: text, recovery_code: text, trust: flag } },
   'login.email.send': { required: ['email'], properties: { email: { type: 'string', format: 'email' } } },
   'login.email.code': { required: ['email', 'code'], properties: { email: { type: 'string', format: 'email' }, code: { type: 'string', pattern: '^[0-9]{6}$' } } },
   'account.tokens.store': { required: ['name'], properties: { name: text, abilities: { type: 'array', items: text }, expires: { type: 'string', description: 'Days (`30`, `90`...) or `none`.' } } },
 }
 
-/** Forms that take slots of a budget (429 `E_TOO_MANY_REQUESTS`). */
-const THROTTLED = new Set(['login.store', 'register.store', 'password.send', 'password.confirm.store', 'account.password', 'account.email', 'verification.send', 'two_factor.challenge.store', 'login.email.send', 'login.email.code'])
+/** Core forms that take slots of a budget (429 `E_TOO_MANY_REQUESTS`). */
+const THROTTLED = new Set(['login.store', 'register.store', 'password.send', 'password.confirm.store', 'account.password', 'account.email', 'verification.send', 'login.email.send', 'login.email.code'])
 
 const has = (middleware: MiddlewareReference[], name: string) => middleware.some((m) => m === name || (typeof m === 'string' && m.startsWith(`${name}:`)))
 
@@ -53,15 +52,23 @@ function answer(created: boolean, route: CompiledRoute): Record<string, unknown>
   return { description: `${description} Handled by ${typeof route.definition.handler === 'string' ? `\`${route.definition.handler}\`` : 'the framework'}.`, content: { 'application/json': { schema } } }
 }
 
-function webOperation(route: CompiledRoute, method: string, params: { name: string }[]): Record<string, any> {
+/** What the features say of their web forms (`openapi.forms`), and of `E_MFA_REQUIRED` at login (`openapi.mfaRequired.webLogin`). */
+export interface FeatureForms {
+  forms?: Readonly<Record<string, WebFormDoc>>
+  mfaRequired?: Pick<MfaRequiredDoc, 'webLogin'>
+}
+
+function webOperation(route: CompiledRoute, method: string, params: { name: string }[], { forms = {}, mfaRequired }: FeatureForms): Record<string, any> {
   const name = route.name ?? route.definition.routeName ?? ''
+  const doc = Object.hasOwn(forms, name) ? forms[name] : undefined
   const created = route.info.form === 'create'
   const post = method === 'post'
   const middleware = route.middleware
   const responses: Record<string, unknown> = { [created && post ? 201 : 200]: answer(created && post, route) }
   if (name === 'login.store') {
-    responses[401] = error('A wrong e-mail or password (`E_INVALID_CREDENTIALS`), a right password of a user with two factors (`E_MFA_REQUIRED`: answer on `POST /two-factor-challenge`), or a password locked until a reset (`E_PASSWORD_RESET_REQUIRED`).', 'E_INVALID_CREDENTIALS', 'The email or password is incorrect.')
-  } else if (has(middleware, 'auth') || has(middleware, 'password.confirm') || name === 'two_factor.challenge.store') {
+    const mfa = mfaRequired ? `${mfaRequired.webLogin}, ` : ''
+    responses[401] = error(`A wrong e-mail or password (\`E_INVALID_CREDENTIALS\`), ${mfa}or a password locked until a reset (\`E_PASSWORD_RESET_REQUIRED\`).`, 'E_INVALID_CREDENTIALS', 'The email or password is incorrect.')
+  } else if (has(middleware, 'auth') || has(middleware, 'password.confirm') || doc?.unauthorized) {
     responses[401] = error('Not logged in.', 'E_UNAUTHORIZED', 'Unauthenticated.')
   }
   if (has(middleware, 'verified')) responses[403] = error('The address is not verified yet (`E_EMAIL_NOT_VERIFIED`), or a second factor is needed first (`E_MFA_REQUIRED`).', 'E_EMAIL_NOT_VERIFIED', 'Your email address is not verified.')
@@ -75,7 +82,7 @@ function webOperation(route: CompiledRoute, method: string, params: { name: stri
     responses[419] = error('No CSRF token, or a stale one: read one from `GET /csrf-token`.', 'E_CSRF', 'Page expired: the form was stale or forged. Reload and try again.')
     responses[422] = ref('ValidationFailed')
   }
-  if (THROTTLED.has(name)) responses[429] = ref('TooManyRequests')
+  if (THROTTLED.has(name) || doc?.throttled) responses[429] = ref('TooManyRequests')
   responses[500] = ref('InternalError')
   const operation: Record<string, any> = {
     summary: `${method.toUpperCase()} ${route.path} (web${post ? ' form' : ' page'})`,
@@ -85,7 +92,7 @@ function webOperation(route: CompiledRoute, method: string, params: { name: stri
   }
   if (post) {
     operation.parameters = [{ name: 'X-CSRF-TOKEN', in: 'header', required: true, description: 'The session\'s CSRF token (`GET /csrf-token`; rotated tokens come back in this header).', schema: { type: 'string' } }]
-    const fields = FORM_FIELDS[name]
+    const fields = FORM_FIELDS[name] ?? doc?.fields
     const schema = fields ? { type: 'object', ...(fields.required ? { required: fields.required } : {}), properties: fields.properties } : { type: 'object' }
     operation.requestBody = { required: Boolean(fields?.required), content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } } }
   }
@@ -105,8 +112,8 @@ const CSRF_OPERATION = {
   },
 }
 
-/** Adds the web forms of `routes` to `document` (see the module comment). */
-export function addWebOperations(document: OpenApiDocument, routes: readonly CompiledRoute[]): void {
+/** Adds the web forms of `routes` to `document` (see the module comment), with what the features say of theirs. */
+export function addWebOperations(document: OpenApiDocument, routes: readonly CompiledRoute[], features: FeatureForms = {}): void {
   const used = new Set<string>()
   for (const item of Object.values(document.paths)) for (const op of Object.values<any>(item)) if (op?.operationId) used.add(op.operationId)
   const uniqueId = (id: string) => {
@@ -129,7 +136,7 @@ export function addWebOperations(document: OpenApiDocument, routes: readonly Com
         if (item[method]) return
         const name = route.name ?? route.definition.routeName
         const id = name ? (i === 0 ? name : `${name}.${method}`) : `web_${method}_${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`
-        item[method] = { operationId: uniqueId(id), ...webOperation(route, method, params) }
+        item[method] = { operationId: uniqueId(id), ...webOperation(route, method, params, features) }
       })
     }
   }

@@ -11,7 +11,18 @@ import type { Knex } from 'knex'
 import { MigratedTables } from '../inventory/migrated-tables.js'
 import { randomToken, sha256Hex } from '../tokens/index.js'
 
-export type UserTokenPurpose = 'verify_email' | 'secure' | 'two_factor_trust'
+/**
+ * The purposes of `user_tokens` rows made here, as keys: a feature adds its own by augmenting
+ * this interface (`declare module '.../accounts/user-tokens.js'`).
+ */
+export interface UserTokenPurposes {
+  /** A link verifying the address in `email`. */
+  verify_email: true
+  /** A "This wasn't me" link. */
+  secure: true
+}
+
+export type UserTokenPurpose = keyof UserTokenPurposes
 
 export interface UserTokenRow {
   id: number

@@ -16,7 +16,7 @@ import type { MiddlewareClass } from '../../http/middleware.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
 import type { BudgetLimit, NotificationName, ResolvedAuthConfig } from '../auth-config.js'
 import type { AuthInventory, InventoryKind } from '../inventory/index.js'
-import type { LoginChallenge, SecondFactor } from '../login/types.js'
+import type { LoginChallenge, SecondFactor, SecondFactorFailedEvent } from '../login/types.js'
 import type { SecurityNoticeKind } from '../mail/default-security-notice.js'
 import type { AuthUser } from '../types.js'
 
@@ -42,6 +42,65 @@ export interface ApiSecondStepContext {
   readonly guard: string
   /** The user of that guard's provider with this primary key, or null. */
   user(ctx: HttpContext, id: string): Promise<AuthUser | null>
+}
+
+/**
+ * The login's second step, which `mfa` also steps a login up on. Served whenever a feature
+ * offering a `secondFactor` is on, whether or not the one that has it is (by the first feature of
+ * the list that has it).
+ */
+export interface SecondStep {
+  /** Its page (`manager.secondStepPage`). */
+  readonly page: string
+  /** The page's routes, listed after those of the first feature on that offers a second factor. */
+  routes(): RouteDefinition[]
+  /**
+   * The API login's second step (where a login answered 401 `E_MFA_REQUIRED` gets its token),
+   * listed by `Api.routes()` right after its auth route whatever the features, by the first
+   * feature of the list that has them (with none on that holds a login back, no `mfa_token`
+   * exists and every answer is refused).
+   */
+  apiRoutes?(api: ApiSecondStepContext): RouteDefinition[]
+  /**
+   * The event any refused second-factor answer emits, whichever feature's factor it was
+   * (`manager.secondStepFailedEvent`; `emitSecondFactorFailed` of auth/login emits it).
+   */
+  readonly failedEvent?: SecondFactorFailedEvent
+}
+
+/** A web form, as `craft openapi --web` describes it (see `FeatureOpenApi`). */
+export interface WebFormDoc {
+  /** The fields it reads (without them, a free-form object). */
+  readonly fields?: { readonly required?: string[]; readonly properties: Record<string, unknown> }
+  /** It takes slots of a budget (429 `E_TOO_MANY_REQUESTS`). */
+  readonly throttled?: boolean
+  /** 401 `E_UNAUTHORIZED` though not behind `auth` (it wants a login waiting for it). */
+  readonly unauthorized?: boolean
+}
+
+/**
+ * What the OpenAPI document (`craft openapi`, `GET /api/openapi.json`) says of a feature's
+ * routes, by route name, beside the core's; a route that is not mounted is not described.
+ */
+export interface FeatureOpenApi {
+  /** Operations of its API routes, as the core's (`api/openapi/token-operations.ts`): without path, method and the errors every operation shares. */
+  readonly operations?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
+  /** Its web forms (`--web`). */
+  readonly forms?: Readonly<Record<string, WebFormDoc>>
+  /** Where a login answered `E_MFA_REQUIRED` goes on, when its second step is this feature's (the first of the list that says). */
+  readonly mfaRequired?: MfaRequiredDoc
+}
+
+/** The words the OpenAPI document explains `E_MFA_REQUIRED` with (see `FeatureOpenApi.mfaRequired`). */
+export interface MfaRequiredDoc {
+  /** In `POST /login`'s 401, after the wrong password: a clause naming the code and where to answer. */
+  readonly webLogin: string
+  /** In the token route's 401, after the wrong password: a clause naming the code and where to send the `mfa_token`. */
+  readonly tokenLogin: string
+  /** The `MfaChallenge` schema (that 401's body). */
+  readonly challenge: string
+  /** The `MfaRequired` response (a route behind `mfa` refusing a token). */
+  readonly stepUp: string
 }
 
 /** The payload of an event, as a security e-mail reads it. */
@@ -112,16 +171,8 @@ export interface AuthFeatureModule {
   loginChallenge?(app: Application): LoginChallenge
   /** A second factor it offers, when on (`mfa` asks a user who has one for it, and sends one who has none to enrol). */
   secondFactor?(app: Application): SecondFactor
-  /**
-   * The page of the login's second step, which `mfa` also steps a login up on: its path and its
-   * routes. Served whenever a feature offering a `secondFactor` is on, whether or not this one is
-   * (by the first feature of the list that has it), listed after that feature's routes.
-   * `apiRoutes`: the API login's second step (where a login answered 401 `E_MFA_REQUIRED` gets
-   * its token), listed by `Api.routes()` right after its auth route whatever the features, by
-   * the first feature of the list that has them (with none on that holds a login back, no
-   * `mfa_token` exists and every answer is refused).
-   */
-  readonly secondStep?: { readonly page: string; routes(): RouteDefinition[]; apiRoutes?(api: ApiSecondStepContext): RouteDefinition[] }
+  /** The login's second step (see `SecondStep`). */
+  readonly secondStep?: SecondStep
   /** Boot when on: bind services, read its config slice (a mistake throws AuthConfigError naming the key). */
   install?(app: Application, auth: ResolvedAuthConfig): void | Promise<void>
   /**
@@ -133,6 +184,8 @@ export interface AuthFeatureModule {
   readonly middleware?: Readonly<Record<string, MiddlewareClass[]>>
   /** Rows past their life in the tables it owns, deleted by `craft auth:prune` (whether or not it is on). */
   readonly prune?: readonly PruneRule[]
+  /** What the OpenAPI document says of its routes (read from every feature of the list, on or not). */
+  readonly openapi?: FeatureOpenApi
   /** What `craft auth` writes for it. */
   readonly scaffold?: FeatureScaffold
 }

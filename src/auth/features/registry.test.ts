@@ -15,7 +15,7 @@ import { authRoutes, authRoutesFor } from '../auth-routes.js'
 import { Router } from '../../routing/router.js'
 import { defineFeature } from './contract.js'
 import { authFeatures } from './index.js'
-import { featureApiRoutes, featureBudgets, featureRoutes, generatedFeatures, installFeatures, registerFeatures, resolveFeatureNames, secondStepApiRoutes, secondStepOf } from './registry.js'
+import { featureApiRoutes, featureBudgets, featureOpenApi, featureRoutes, generatedFeatures, installFeatures, registerFeatures, resolveFeatureNames, secondStepApiRoutes, secondStepOf } from './registry.js'
 import type { Application } from '../../foundation/application.js'
 import type { ResolvedAuthConfig } from '../auth-config.js'
 import type { MiddlewareClass } from '../../http/middleware.js'
@@ -139,6 +139,18 @@ describe('the feature registry', () => {
     assert.deepEqual(secondStepApiRoutes(api, [plain]), [], 'no feature serves one: no route')
   })
 
+  it('merges the features\' OpenAPI descriptions by route name, the first feature\'s winning', () => {
+    const first = defineFeature({ name: 'first', openapi: { operations: { 'api.a': { summary: 'A' } }, forms: { 'a.store': { throttled: true } } } })
+    const mfa = (word: string) => ({ webLogin: word, tokenLogin: word, challenge: word, stepUp: word })
+    const second = defineFeature({ name: 'second', openapi: { operations: { 'api.a': { summary: 'other' }, 'api.b': { summary: 'B' } }, mfaRequired: mfa('second') } })
+    const third = defineFeature({ name: 'third', openapi: { mfaRequired: mfa('third') } })
+    const merged = featureOpenApi([defineFeature({ name: 'plain' }), first, second, third])
+    assert.deepEqual(merged.operations, { 'api.a': { summary: 'A' }, 'api.b': { summary: 'B' } })
+    assert.deepEqual(merged.forms, { 'a.store': { throttled: true } })
+    assert.deepEqual(merged.mfaRequired, mfa('second'))
+    assert.deepEqual(featureOpenApi([]), { operations: {}, forms: {} })
+  })
+
   it('adds a feature\'s activity labels and security notices to the core\'s, on or not', () => {
     const noisy = defineFeature({
       name: 'noisy',
@@ -163,10 +175,10 @@ describe('the feature registry', () => {
     const Theirs = class {} as unknown as MiddlewareClass
     const step = async () => {}
     const factor = { enrolled: async () => true, enrolPage: '/enrol' }
-    const secondStep = { page: '/step', routes: () => [] }
+    const secondStep = { page: '/step', routes: () => [], failedEvent: 'auth:login_failed' as const }
     const on = defineFeature({ name: 'on', middleware: { mine: [Theirs], taken: [Theirs] }, install: () => void calls.push('install on'), loginChallenge: () => step, secondFactor: () => factor, register: () => void calls.push('register on') })
     const off = defineFeature({ name: 'off', middleware: { other: [Theirs] }, install: () => void calls.push('install off'), loginChallenge: () => step, secondFactor: () => factor, secondStep, register: () => void calls.push('register off') })
-    const manager = { challenges: [] as unknown[], secondFactors: [] as unknown[], secondStepPage: null as string | null }
+    const manager = { challenges: [] as unknown[], secondFactors: [] as unknown[], secondStepPage: null as string | null, secondStepFailedEvent: null as string | null }
     const app = { kernel: { routeMiddleware: { taken: [Own] } as Record<string, MiddlewareClass[]> }, make: () => manager } as unknown as Application
     registerFeatures(app, [on, off])
     await installFeatures(app, { features: new Set(['on']) } as unknown as ResolvedAuthConfig, [on, off])
@@ -175,6 +187,7 @@ describe('the feature registry', () => {
     assert.deepEqual(manager.challenges, [step])
     assert.deepEqual(manager.secondFactors, [factor])
     assert.equal(manager.secondStepPage, '/step', 'the second step of a feature that is off serves one that is on')
+    assert.equal(manager.secondStepFailedEvent, 'auth:login_failed', 'and names the event of a refused answer')
   })
 
   it('names each feature once, and every file its scaffold names exists', () => {

@@ -9,7 +9,7 @@ import type { Application } from '../../foundation/application.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
 import { AuthConfigError } from '../errors.js'
 import type { ResolvedAuthConfig } from '../auth-config.js'
-import type { ApiSecondStepContext, AuthFeatureModule } from './contract.js'
+import type { ApiSecondStepContext, AuthFeatureModule, FeatureOpenApi, WebFormDoc } from './contract.js'
 
 export { featureBudgets, featureNotifications, resolveFeatureNames } from '../auth-config.js'
 
@@ -84,6 +84,18 @@ export function secondStepApiRoutes(api: ApiSecondStepContext, list: List): Rout
   return list.find((f) => f.secondStep?.apiRoutes)?.secondStep?.apiRoutes?.(api) ?? []
 }
 
+/** What the features say of their routes in the OpenAPI document, merged (a name described twice: the first feature's). */
+export function featureOpenApi(list: List): Pick<Required<FeatureOpenApi>, 'operations' | 'forms'> & Pick<FeatureOpenApi, 'mfaRequired'> {
+  const operations: Record<string, Readonly<Record<string, unknown>>> = {}
+  const forms: Record<string, WebFormDoc> = {}
+  for (const feature of list) {
+    for (const [name, operation] of Object.entries(feature.openapi?.operations ?? {})) operations[name] ??= operation
+    for (const [name, doc] of Object.entries(feature.openapi?.forms ?? {})) forms[name] ??= doc
+  }
+  const mfaRequired = list.find((f) => f.openapi?.mfaRequired)?.openapi?.mfaRequired
+  return { operations, forms, ...(mfaRequired ? { mfaRequired } : {}) }
+}
+
 /** The migrations `craft auth` writes for the features (every feature: an app turns one on in config). */
 export function featureMigrations(list: List): string[] {
   return list.flatMap((f) => f.scaffold?.migrations ?? [])
@@ -97,7 +109,9 @@ export function registerFeatures(app: Application, list: List): void {
 /** Boots the features that are on: their route middleware (an app's own entry wins), `install`, then their login challenge and second factor. */
 export async function installFeatures(app: Application, config: ResolvedAuthConfig, list: List): Promise<void> {
   const stacks = app.kernel?.routeMiddleware
-  app.make('auth.manager').secondStepPage = secondStepOf(config.features, list)?.page ?? null
+  const step = secondStepOf(config.features, list)
+  app.make('auth.manager').secondStepPage = step?.page ?? null
+  app.make('auth.manager').secondStepFailedEvent = step?.failedEvent ?? null
   for (const feature of list) {
     if (!config.features.has(feature.name)) continue
     if (stacks) for (const [name, classes] of Object.entries(feature.middleware ?? {})) stacks[name] ??= [...classes]

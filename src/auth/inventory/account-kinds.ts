@@ -6,20 +6,19 @@
  *   account to their address dies with the recovery, a password change or "log out other devices".
  * - `mailed_links`: every other single-use link or code mailed to the user ("This wasn't me" links,
  *   password reset links, and any purpose a feature adds), ended by "This wasn't me" and deletion.
- * Marks that are not mailed (trusted browsers, the device-cookie revocation time) belong to their
- * own kinds and are left alone here.
+ * Marks that are not mailed (the device-cookie revocation time, a feature's rows its kind names in
+ * `purposes`, such as trusted browsers) belong to their own kinds and are left alone here.
  */
 import type { Knex } from 'knex'
 import { ALL_REASONS, storedDate, type AuthInventory, type InventoryItem, type InventoryKind, type RevocationReason, type UsersTable } from './index.js'
-import { TRUST_PURPOSE } from './web-kinds.js'
 import { DEVICES_REVOKED_PURPOSE } from './device-cookies.js'
 import { tableKind } from './table-kind.js'
 
 const TABLE = 'user_tokens'
 /** `user_tokens.purpose` of links that verify an address (the account's own, or one it moves to). */
 export const EMAIL_CHANGE_PURPOSES: readonly string[] = ['verify_email', 'email_change']
-/** `user_tokens.purpose` of rows other kinds own (not mailed links). */
-const NOT_MAILED: readonly string[] = [TRUST_PURPOSE, DEVICES_REVOKED_PURPOSE, ...EMAIL_CHANGE_PURPOSES]
+/** `user_tokens.purpose` of the core's rows other kinds own (not mailed links); a feature's kind names its own (`purposes`). */
+const CORE_NOT_MAILED: readonly string[] = [DEVICES_REVOKED_PURPOSE, ...EMAIL_CHANGE_PURPOSES]
 const ROW_ID = /^[1-9][0-9]{0,14}$/
 const MAILED_ENDS_ON: ReadonlySet<RevocationReason> = new Set<RevocationReason>(['secure', 'delete'])
 
@@ -45,7 +44,9 @@ export function emailChangesKind(): InventoryKind {
  * links (`resetTable`, keyed by address). A reset link's id is `reset` (a user has at most one).
  */
 export function mailedLinksKind(inventory: AuthInventory, users: () => UsersTable, resetTable: string): InventoryKind {
-  const rows = (userId: unknown, db: Db) => db(TABLE).where('user_id', userId as string | number).whereNotIn('purpose', NOT_MAILED)
+  // Read when asked: a feature's kinds are registered after this one.
+  const notMailed = () => [...CORE_NOT_MAILED, ...inventory.kinds().flatMap((kind) => kind.purposes ?? [])]
+  const rows = (userId: unknown, db: Db) => db(TABLE).where('user_id', userId as string | number).whereNotIn('purpose', notMailed())
   const addressOf = async (userId: unknown, db: Db): Promise<string | null> => {
     const { table, key, email } = users()
     const row = await db(table).where(key, userId as string | number).first(email)

@@ -56,6 +56,8 @@ export interface InventoryKind {
    * table asks `inventory.migrated.has(table)`.
    */
   requires?: readonly string[]
+  /** The `user_tokens.purpose` values whose rows are this kind's (the `mailed_links` kind leaves them alone). */
+  purposes?: readonly string[]
   list(userId: unknown, db: Knex | Knex.Transaction): Promise<InventoryItem[]>
   /** Ends the user's item `id`; how many rows it ended (0: none of theirs). */
   revokeOne(userId: unknown, id: string, db: Knex | Knex.Transaction): Promise<number>

@@ -175,6 +175,8 @@ describe('AuthInventory', () => {
   it('lists the sign-in methods first; revokeOne ends one login and its remember-me series, once under concurrency', async () => {
     const items = await inventory.list(USER)
     assert.deepEqual(items.slice(0, 4).map((i) => i.kind), ['totp', 'passkeys', 'passkeys', 'passkeys'])
+    assert.deepEqual(items.filter((i) => i.kind === 'mailed_links').map((i) => i.label).sort(), ['password_reset', 'secure'], 'a purpose a kind names (trusted browsers) is not a mailed link')
+    assert.equal(items.filter((i) => i.kind === 'trusted_devices').length, 1)
     const there = (await db('login_tokens').where({ token_hash: 'there' }).first()).id
     const results = await Promise.all(Array.from({ length: 5 }, () => inventory.revokeOne(USER, 'logins', String(there))))
     assert.equal(results.reduce((a, b) => a + b, 0), 1)

@@ -10,8 +10,6 @@ import { tableKind } from './table-kind.js'
 
 const LOGINS = 'login_tokens'
 const REMEMBER = 'remember_tokens'
-/** `user_tokens.purpose` of a trusted browser (two-factor/trusted-devices): not a mailed link. */
-export const TRUST_PURPOSE = 'two_factor_trust'
 /** A positive whole number that fits every driver's integer id. */
 const ROW_ID = /^[1-9][0-9]{0,14}$/
 

@@ -4,7 +4,9 @@
  * method hands the flow once it has proven who the user is (`LoginAttempt`), and the flow's
  * answers. Types only: guards and features import them without importing the flow.
  */
+import type { EventMap } from '../../events/event-map.js'
 import type { HttpContext } from '../../http/context.js'
+import type { AuthEventBase } from '../events.js'
 import type { AuthUser } from '../types.js'
 
 /**
@@ -57,6 +59,15 @@ export interface SecondFactor {
   /** The flag the account and home pages get, true when the user has it. */
   readonly pageFlag?: string
 }
+
+/**
+ * The payload of the event a refused second-factor answer emits: `method` is what was answered
+ * with (`totp`, `recovery_code`, `passkey`); `repeated` marks the answer that calls for a notice.
+ */
+export type SecondFactorFailure = AuthEventBase & { user: AuthUser | null; method: string; repeated?: boolean }
+
+/** The events a `SecondFactorFailure` can be emitted as (the second step's feature names one: `secondStep.failedEvent`). */
+export type SecondFactorFailedEvent = { [K in keyof EventMap]: SecondFactorFailure extends EventMap[K] ? K : never }[keyof EventMap]
 
 /** What a web login came to: logged in (go to `redirect`), or waiting for its second factor. */
 export type WebLoginOutcome = { status: 'logged_in'; redirect: string } | { status: 'challenge'; redirect: string }

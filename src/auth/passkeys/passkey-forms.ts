@@ -29,7 +29,8 @@
  *   nothing changes.
  *
  * A sign-in answer takes one slot of the `ip` budget (per client address, as a password attempt
- * does). Every refused sign-in emits `auth:two_factor_failed` (`method: 'passkey'`).
+ * does). Every refused sign-in is a refused second-factor answer (`emitSecondFactorFailed`,
+ * `method: 'passkey'`).
  */
 import type { HttpContext } from '../../http/context.js'
 import { NotFoundError, TooManyRequestsError, ValidationError } from '../../http/errors.js'
@@ -38,6 +39,7 @@ import { eventBase } from '../events.js'
 import { clientKey } from '../throttle/client-key.js'
 import { formatWhen } from '../accounts/device-forms.js'
 import { finishWebLogin } from '../login/flow.js'
+import { emitSecondFactorFailed } from '../login/second-factor-failed.js'
 import { rotateCurrentLogin } from '../guards/web/guard.js'
 import { hasFactor, MFA_INTENDED, stepUpIfEnrolled } from '../middleware/mfa-middleware.js'
 import { CONFIRM_INTENDED, markPasswordConfirmed } from '../middleware/password-confirm-middleware.js'
@@ -142,7 +144,7 @@ async function refuse(ctx: HttpContext, reason: PasskeyRefusal, passkey: Passkey
   // A counter that did not grow on a valid signature: two authenticators hold one key.
   if (reason === 'counter') ctx.app.log.warn('auth.passkey_possible_clone', fields)
   else ctx.app.log.warn('auth.passkey_refused', fields)
-  ctx.auth.manager.events.emit('auth:two_factor_failed', { ...eventBase(ctx, ctx.auth.guardName, user), method: 'passkey' })
+  emitSecondFactorFailed(ctx, ctx.auth.guardName, user, 'passkey')
   throw new PasskeyLoginFailedError()
 }
 

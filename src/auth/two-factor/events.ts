@@ -4,6 +4,7 @@
  */
 import type { AuthEventBase } from '../events.js'
 import type { AuthUser } from '../types.js'
+import type { SecondFactorFailure } from '../login/types.js'
 
 declare module '../../events/event-map.js' {
   interface EventMap {
@@ -12,6 +13,6 @@ declare module '../../events/event-map.js' {
     /** TOTP turned off (its secret, recovery codes and trusted devices deleted). */
     'auth:two_factor_disabled': AuthEventBase & { user: AuthUser }
     /** A wrong, replayed or expired second-factor code (`method`: totp, recovery_code or passkey). */
-    'auth:two_factor_failed': AuthEventBase & { user: AuthUser | null; method: string; repeated?: boolean }
+    'auth:two_factor_failed': SecondFactorFailure
   }
 }

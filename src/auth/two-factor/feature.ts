@@ -18,6 +18,7 @@ import { totpKind, trustedDevicesKind } from './inventory.js'
 import { twoFactorLoginChallenge } from './login-challenge.js'
 import { NEW_CODES_KEY, TOTP_PENDING_KEY } from './pending-secret.js'
 import { ACTIVITY_LABELS, SECURITY_NOTICES } from './notices.js'
+import { TWO_FACTOR_OPENAPI } from './openapi.js'
 import * as errors from './errors.js'
 import './events.js'
 
@@ -57,8 +58,9 @@ export const twoFactorFeature = defineFeature({
   },
   secondFactor: (app) => ({ enrolled: (userId) => app.make('auth.two_factor').isEnabled(userId), enrolPage: '/account/two-factor', pageFlag: 'two_factor_on' }),
   // The challenge page: served whenever a feature offering a second factor is on (passkeys alone
-  // too); the API's second step (POST <authRoute>/two-factor), listed by Api.routes().
-  secondStep: { page: CHALLENGE_PAGE, routes: secondStepRoutes, apiRoutes: apiSecondStepRoutes },
+  // too); the API's second step (POST <authRoute>/two-factor), listed by Api.routes(); the event
+  // of every refused second-factor answer (a passkey's too).
+  secondStep: { page: CHALLENGE_PAGE, routes: secondStepRoutes, apiRoutes: apiSecondStepRoutes, failedEvent: 'auth:two_factor_failed' },
   inventory: (_inventory, auth) => [trustedDevicesKind(), totpKind(() => usersTableOf(auth.model))],
   routes: (on) => {
     const confirmed = ['auth', 'password.confirm']
@@ -72,6 +74,7 @@ export const twoFactorFeature = defineFeature({
       Route.post('/account/two-factor/forget-devices', 'auth/TwoFactorChallengeController@forgetDevices').name('two_factor.forget_devices').middleware(['auth']),
     ]
   },
+  openapi: TWO_FACTOR_OPENAPI,
   scaffold: {
     controllers: ['TwoFactorController.ts', 'TwoFactorChallengeController.ts'],
     templates: ['two_factor.html', 'two_factor_challenge.html'],

@@ -8,11 +8,8 @@
  */
 import type { Application } from '../../foundation/application.js'
 import { db } from '../../database/database-manager.js'
-import type { UserTokenPurpose } from '../accounts/user-tokens.js'
 import { TwoFactor } from './two-factor.js'
-
-/** The purpose of the `user_tokens` rows of devices trusted to skip the second step. */
-const TRUST_PURPOSE = 'two_factor_trust' as UserTokenPurpose
+import { TRUST_PURPOSE } from './trusted-devices.js'
 
 export function registerTwoFactor(app: Application): void {
   app.singleton('auth.two_factor', () => {

@@ -12,7 +12,7 @@
 import type { Knex } from 'knex'
 import { storedDate, wholeSecond, type InventoryKind, type RevocationReason } from '../inventory/index.js'
 import { tableKind } from '../inventory/table-kind.js'
-import { TRUST_PURPOSE } from '../inventory/web-kinds.js'
+import { TRUST_PURPOSE } from './trusted-devices.js'
 
 const RECOVERY_CODES = 'two_factor_recovery_codes'
 const USER_TOKENS = 'user_tokens'
@@ -57,11 +57,14 @@ const TRUST_ENDS_ON: ReadonlySet<RevocationReason> = new Set<RevocationReason>([
 
 /** Browsers trusted to skip the second step (`two_factor` feature). */
 export function trustedDevicesKind(): InventoryKind {
-  return tableKind({
-    name: 'trusted_devices',
-    table: USER_TOKENS,
-    endsOn: TRUST_ENDS_ON,
-    rows: (db, userId) => db(USER_TOKENS).where({ user_id: userId, purpose: TRUST_PURPOSE }),
-    label: () => 'Trusted browser',
-  })
+  return {
+    ...tableKind({
+      name: 'trusted_devices',
+      table: USER_TOKENS,
+      endsOn: TRUST_ENDS_ON,
+      rows: (db, userId) => db(USER_TOKENS).where({ user_id: userId, purpose: TRUST_PURPOSE }),
+      label: () => 'Trusted browser',
+    }),
+    purposes: [TRUST_PURPOSE],
+  }
 }

@@ -11,7 +11,15 @@
 import type { HttpContext } from '../../http/context.js'
 import type { AuthManager } from '../auth-manager.js'
 
+declare module '../accounts/user-tokens.js' {
+  interface UserTokenPurposes {
+    /** A browser trusted to skip the second step (not a mailed link). */
+    two_factor_trust: true
+  }
+}
+
 export const TRUST_COOKIE = 'trowel_2fa_trusted'
+/** The `user_tokens.purpose` of a trusted browser. */
 export const TRUST_PURPOSE = 'two_factor_trust'
 /** 30 days, in minutes. */
 export const TRUST_MINUTES = 43200
