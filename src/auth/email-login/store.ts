@@ -89,13 +89,19 @@ export class EmailLoginStore {
    * Checks `code` for `address` in the same work whether or not a code exists (one HMAC, one
    * timing-safe compare, one read); a right, live code deletes the row: the row when this call
    * deleted it, else null.
+   *
+   * `row` is the row as read when this answer was let through its budget. The delete matches its
+   * id alone: an answer over the per-code budget ends the code (`endCode`) at once, and a right
+   * answer let through before that, still running, must not lose to it (a burst of right answers
+   * would then sign nobody in). A new mail replaces the row (a new id), and the link or another
+   * answer that used it first deleted it: either way this delete finds nothing.
    */
   async consumeCode(address: string, code: string, row: EmailLoginRow | null): Promise<EmailLoginRow | null> {
     const given = Buffer.from(this.codeHash(address, code), 'hex')
     const stored = row?.code_hash && /^[0-9a-f]{64}$/.test(row.code_hash) ? Buffer.from(row.code_hash, 'hex') : Buffer.alloc(32)
     const same = timingSafeEqual(given, stored)
     if (!row || !row.code_hash || !same || epochMs(row.expires_at) <= Date.now()) return null
-    const deleted = await this.#db()(EMAIL_LOGIN_TABLE).where({ id: row.id, code_hash: row.code_hash }).delete()
+    const deleted = await this.#db()(EMAIL_LOGIN_TABLE).where({ id: row.id }).delete()
     return Number(deleted) === 1 ? row : null
   }
 
