@@ -26,7 +26,7 @@ import { ApiCredentialsError } from '../errors.js'
 import { JWT_GUARD, jwtGuardOf } from '../guards/jwt/jwt-guard-of.js'
 import { asApiRoute } from '../api-route.js'
 import type { ApiRoutesOptions } from '../features/contract.js'
-import { stringField } from './string-field.js'
+import { stringField } from '../../http/string-field.js'
 
 async function issueToken(ctx: HttpContext): Promise<unknown> {
   const username = stringField(ctx, 'username')

@@ -7,6 +7,7 @@
  */
 import type { HttpContext } from '../../http/context.js'
 import { TooManyRequestsError, ValidationError } from '../../http/errors.js'
+import { stringField } from '../../http/string-field.js'
 import { Route } from '../../routing/route.js'
 import type { RouteDefinition } from '../../routing/route-definition.js'
 import type { ApiSecondStepContext } from '../features/contract.js'
@@ -20,14 +21,6 @@ export const MFA_STEP_MESSAGES = {
   tokenInvalid: 'The mfa_token is invalid, used or expired: log in again.',
   codeRequired: 'The code field (or recovery_code) is required.',
 } as const
-
-/** Field `name` of the body (never the query string); anything but a string is 422, as on every token route. */
-function stringField(ctx: HttpContext, name: string): string | undefined {
-  const value = ctx.request.post(name)
-  if (value === undefined) return undefined
-  if (typeof value !== 'string') throw new ValidationError({ [name]: [`The ${name} field must be a string.`] })
-  return value
-}
 
 /** The second step's route under the API's auth route (`api.auth.two_factor`). */
 export function apiSecondStepRoutes(api: ApiSecondStepContext): RouteDefinition[] {

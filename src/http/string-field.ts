@@ -1,9 +1,9 @@
 /**
- * @module api/token-routes/string-field
- * A field of a token route's body, as a string.
+ * @module http/string-field
+ * A field of a request body as a string (the token routes and the API login's second step).
  */
-import type { HttpContext } from '../../http/context.js'
-import { ValidationError } from '../../http/errors.js'
+import type { HttpContext } from './context.js'
+import { ValidationError } from './errors.js'
 
 /** Field `name` of the body (never the query string: credentials and tokens stay out of URLs). */
 export function stringField(ctx: HttpContext, name: string): string | undefined {
