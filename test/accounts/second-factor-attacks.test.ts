@@ -18,6 +18,7 @@ import { applyAuthSteps } from '../helpers/seed-steps.js'
 import { budgetsOff } from '../helpers/auth-config.js'
 import { PASSWORD, appDb } from '../helpers/security-kit.js'
 import { startSmtpPeer, mailText, type SmtpPeer } from '../helpers/smtp-peer.js'
+import { clearOfStepEdge } from '../helpers/totp-step.js'
 
 const JSON_HEADERS = { accept: 'application/json' }
 
@@ -110,6 +111,7 @@ describe('second-factor attacks', () => {
     await owner.submit('/confirm-password', '/confirm-password', { password: PASSWORD })
     const secret = setupKey((await owner.get('/account/two-factor')).text)
     assert.notEqual(secret, seeded)
+    await clearOfStepEdge()
     const on = await owner.post('/account/two-factor', { __token: owner.csrf(), code: code(secret, -1) })
     assert.equal(on.location, '/account/two-factor')
     // The intruder's codes: neither confirm a second enrolment nor pass the owner's challenge.
@@ -131,6 +133,7 @@ describe('second-factor attacks', () => {
     await verify(email)
     await owner.submit('/confirm-password', '/confirm-password', { password: PASSWORD })
     const secret = setupKey((await owner.get('/account/two-factor')).text)
+    await clearOfStepEdge()
     assert.equal((await owner.post('/account/two-factor', { __token: owner.csrf(), code: code(secret, -1) })).location, '/account/two-factor')
     const wrong = ['000000', '111111', '222222'].find((c) => ![-1, 0, 1].some((d) => code(secret, d) === c))!
 

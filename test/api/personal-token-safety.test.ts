@@ -23,6 +23,7 @@ import { Client } from '../helpers/http-client.js'
 import { applyApiSteps, applyAuthSteps } from '../helpers/seed-steps.js'
 import { startSmtpPeer, mailText, type SmtpPeer, type ReceivedMail } from '../helpers/smtp-peer.js'
 import { PASSWORD, appDb } from '../helpers/security-kit.js'
+import { clearOfStepEdge } from '../helpers/totp-step.js'
 
 const APP_URL = 'http://app.example.test'
 const SECURE_PATH = /http:\/\/app\.example\.test(\/account\/secure\/[A-Za-z0-9_-]{43})\b/
@@ -179,6 +180,7 @@ describe('personal access tokens: who may create one, and what ends them', () =>
     const page = await owner.get('/account/two-factor')
     const secret = /aria-label="Setup key ([A-Z2-7]+)"/.exec(page.text)?.[1]
     assert.ok(secret, page.text)
+    await clearOfStepEdge()
     const enabled = await owner.post('/account/two-factor', { __token: owner.csrf(), code: totp(secret, -1) })
     assert.ok([200, 302].includes(enabled.status), enabled.text)
 
