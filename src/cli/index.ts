@@ -15,6 +15,8 @@ import { notInApp, type CliContext } from './context.js'
 import { colors, formatError } from './output.js'
 import { commandsFor } from './command-list.js'
 import { registerTypeScript } from './typescript-loader.js'
+import { loadAppAsJavaScript } from './app-javascript.js'
+import { prepareAppModulesWith } from '../foundation/app-modules.js'
 import { keepYoungGenerationSmall } from '../foundation/young-generation.js'
 
 export { registerTypeScript }
@@ -72,8 +74,9 @@ export async function main(argv: string[] = process.argv, options: { appRoot?: s
   if (appRoot === null && isAppRoot(process.cwd())) appRoot = process.cwd()
   if (appRoot) {
     appRoot = realpathSync(appRoot)
-    // `serve` compiles the app to JavaScript instead when it can (see commands/serve-command.ts).
-    if (argv[2] !== 'serve') await registerTypeScript()
+    // The app's TypeScript is compiled to JavaScript (cached under storage/.trowel/js) when a
+    // command first imports one of its files; tsx only when that cannot be done.
+    prepareAppModulesWith(loadAppAsJavaScript.bind(null, appRoot))
   }
   const ctx: CliContext = {
     appRoot,
@@ -81,7 +84,6 @@ export async function main(argv: string[] = process.argv, options: { appRoot?: s
     requireApp: () => appRoot ?? notInApp(),
     boot: async (mode) => {
       const root = appRoot ?? notInApp()
-      await registerTypeScript()
       const { createApplication } = await import('../app/create-application.js')
       return createApplication(root, { mode })
     },

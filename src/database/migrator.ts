@@ -26,9 +26,9 @@
  */
 import { readdir } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import type { Knex } from 'knex'
 import { FrameworkError } from '../foundation/framework-error.js'
+import { appModuleUrl, appModulesReady, inAppTerms } from '../foundation/app-modules.js'
 import { MigrationError, errorLine, isUniqueViolation } from './errors.js'
 import { driverOf } from './lookup-value.js'
 import { Migration } from './migration.js'
@@ -259,10 +259,11 @@ export class Migrator {
 
   private async load(file: MigrationFile): Promise<MigrationConstructor> {
     let module: { default?: unknown }
+    await appModulesReady()
     try {
-      module = (await import(pathToFileURL(file.path).href)) as { default?: unknown }
+      module = (await import(appModuleUrl(file.path))) as { default?: unknown }
     } catch (error) {
-      throw new MigrationError(file.name, `${basename(file.path)} could not be loaded: ${errorLine(error)}`, { cause: error })
+      throw new MigrationError(file.name, `${basename(file.path)} could not be loaded: ${inAppTerms(errorLine(error))}`, { cause: error })
     }
     const exported = module.default
     const prototype = typeof exported === 'function' ? (exported.prototype as { up?: unknown; down?: unknown } | undefined) : undefined

@@ -6,12 +6,31 @@
  * its compiled copy under `dir` instead: the server then runs without the TypeScript loader
  * (no extra loader thread, no esbuild). `importAppModule` imports one of them, turning a failure
  * into an `E_APP_MODULE` error that names the file in the app's own terms.
+ *
+ * `craft` prepares the app's modules only when a command first imports one
+ * (`prepareAppModulesWith`): a command that never does (`--version`, the generators) neither
+ * compiles the app nor loads tsx.
  */
 import { relative, sep, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { FrameworkError } from './framework-error.js'
 
 let compiled: { root: string; dir: string } | null = null
+let preparer: (() => Promise<void>) | null = null
+let prepared: Promise<void> | null = null
+
+/** `prepare` runs once, before the first of the app's modules is imported (null: nothing to do). */
+export function prepareAppModulesWith(prepare: (() => Promise<void>) | null): void {
+  preparer = prepare
+  prepared = null
+}
+
+/** Resolves once the app's modules can be imported (compiled, or the TypeScript loader registered). */
+export function appModulesReady(): Promise<void> {
+  if (!preparer) return Promise.resolve()
+  prepared ??= preparer()
+  return prepared
+}
 
 /** Imports of files under `root` come from `dir` from now on (`.ts` → `.js`, `.mts` → `.mjs`; JavaScript files are copied as they are). */
 export function useCompiledApp(root: string, dir: string): void {
@@ -41,6 +60,7 @@ export function inAppTerms(text: string): string {
 
 /** Imports one of the app's files; a failure is `E_APP_MODULE` naming `what` (e.g. `Kernel.ts`). */
 export async function importAppModule(file: string, what: string): Promise<Record<string, any>> {
+  await appModulesReady()
   try {
     return await import(appModuleUrl(file))
   } catch (error) {

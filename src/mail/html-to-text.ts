@@ -6,8 +6,21 @@
  * (`When    2026-11-26 20:28 UTC`), block elements become line breaks, entities are decoded.
  * An element marked `data-text="skip"` is left out of the text (a URL repeated for HTML readers
  * whose client hides links, which the text part already shows once).
+ *
+ * The library (a parser and its dependencies, some 40 modules) is loaded at the first mail, not
+ * when the server starts: most requests never send one. Its CommonJS build is required, so that
+ * `htmlToText` stays synchronous.
  */
-import { convert } from 'html-to-text'
+import { createRequire } from 'node:module'
+
+type Convert = typeof import('html-to-text').convert
+
+let convertHtml: Convert | null = null
+
+function convert(html: string, options: Parameters<Convert>[1]): string {
+  convertHtml ??= (createRequire(import.meta.url)('html-to-text') as typeof import('html-to-text')).convert
+  return convertHtml(html, options)
+}
 
 const OPTIONS = {
   wordwrap: false as const,

@@ -20,7 +20,7 @@ describe('the github driver against a GitHub-shaped server', () => {
   /** The authorization round trip: the callback's parameters. */
   async function roundTrip(user: number) {
     gh.next = user
-    const secrets = SocialDriver.secrets(false)
+    const secrets = await SocialDriver.secrets(false)
     assert.equal(secrets.nonce, null)
     const authorize = new URL(await driver.authorizationUrl(secrets))
     assert.equal(authorize.searchParams.get('code_challenge_method'), 'S256')
@@ -49,6 +49,6 @@ describe('the github driver against a GitHub-shaped server', () => {
     const other = await roundTrip(7)
     await assert.rejects(driver.finish(other.params, { ...other.secrets, state: 'another-state' }), SocialProtocolError)
     const third = await roundTrip(7)
-    await assert.rejects(driver.finish(third.params, { ...third.secrets, verifier: SocialDriver.secrets(false).verifier }), SocialProtocolError)
+    await assert.rejects(driver.finish(third.params, { ...third.secrets, verifier: (await SocialDriver.secrets(false)).verifier }), SocialProtocolError)
   })
 })

@@ -13,7 +13,8 @@
  * verified address; Discord's `verified`; `oauth2`: what `mapProfile` says.
  */
 import { createPrivateKey, sign } from 'node:crypto'
-import * as client from 'openid-client'
+import type * as client from 'openid-client'
+import { openid } from './openid.js'
 import { OIDC_DRIVERS, type SocialProvider } from './config.js'
 
 /** Who the provider says signed in. */
@@ -48,7 +49,7 @@ const secure = (url: string | null) => url !== null && url.startsWith('https:')
 export class SocialDriver {
   #config: Promise<client.Configuration> | null = null
   #metadata: Partial<client.ClientMetadata> = {}
-  #auth: client.ClientAuth = client.None()
+  #auth: client.ClientAuth | null = null
 
   constructor(
     readonly provider: SocialProvider,
@@ -69,6 +70,7 @@ export class SocialDriver {
   }
 
   async #build(): Promise<client.Configuration> {
+    const client = await openid()
     const p = this.provider
     const metadata: Partial<client.ClientMetadata> = { client_secret: this.#clientSecret() ?? undefined }
     if (p.driver === 'apple') metadata.response_mode = 'form_post'
@@ -106,7 +108,8 @@ export class SocialDriver {
   }
 
   /** New secrets for a redirect. */
-  static secrets(oidc: boolean): RedirectSecrets {
+  static async secrets(oidc: boolean): Promise<RedirectSecrets> {
+    const client = await openid()
     return { state: client.randomState(), verifier: client.randomPKCECodeVerifier(), nonce: oidc ? client.randomNonce() : null }
   }
 
@@ -114,6 +117,7 @@ export class SocialDriver {
   async authorizationUrl(secrets: RedirectSecrets, extras: AuthorizationExtras = {}): Promise<string> {
     try {
       const config = await this.configuration()
+      const client = await openid()
       const params: Record<string, string> = {
         redirect_uri: this.redirectUri,
         scope: this.provider.scopes.join(' '),
@@ -137,7 +141,8 @@ export class SocialDriver {
   async finish(params: URLSearchParams, secrets: RedirectSecrets, checks: { maxAge?: number } = {}): Promise<SocialProfile> {
     try {
       const shared = await this.configuration()
-      const config = this.oidc ? this.#exchangeConfiguration(shared) : shared
+      const client = await openid()
+      const config = this.oidc ? this.#exchangeConfiguration(client, shared) : shared
       const current = new URL(this.redirectUri)
       for (const [k, v] of params) current.searchParams.append(k, v)
       const tokens = await client.authorizationCodeGrant(config, current, {
@@ -160,8 +165,8 @@ export class SocialDriver {
    * fetched again when the token endpoint's ID token names a `kid` they do not have (a key
    * rotation), which openid-client alone would do only once its copy is a minute old.
    */
-  #exchangeConfiguration(shared: client.Configuration): client.Configuration {
-    const config = new client.Configuration(shared.serverMetadata(), this.provider.clientId, this.#metadata, this.#auth)
+  #exchangeConfiguration(client: typeof import('openid-client'), shared: client.Configuration): client.Configuration {
+    const config = new client.Configuration(shared.serverMetadata(), this.provider.clientId, this.#metadata, this.#auth ?? client.None())
     client.enableNonRepudiationChecks(config)
     if (!secure(this.provider.issuer)) client.allowInsecureRequests(config)
     const cached = client.getJwksCache(shared)
@@ -185,6 +190,7 @@ export class SocialDriver {
     if (!claims || typeof claims.sub !== 'string' || claims.sub === '') throw new SocialProtocolError('no ID token')
     let source: Record<string, unknown> = claims
     if (typeof claims.email !== 'string' && config.serverMetadata().userinfo_endpoint) {
+      const client = await openid()
       source = { ...(await client.fetchUserInfo(config, tokens.access_token, claims.sub)), sub: claims.sub }
     }
     return profileFromClaims(this.provider, source)
@@ -192,6 +198,7 @@ export class SocialDriver {
 
   async #apiProfile(config: client.Configuration, accessToken: string): Promise<Omit<SocialProfile, 'accessToken' | 'refreshToken'>> {
     const p = this.provider
+    const client = await openid()
     const get = async (url: string): Promise<unknown> => {
       const headers = new Headers({ accept: 'application/json', 'user-agent': 'trowel' })
       const response = await client.fetchProtectedResource(config, accessToken, new URL(url), 'GET', undefined, headers)

@@ -11,7 +11,8 @@
  * the address but not this identity, else 401 `E_INVALID_CREDENTIALS`.
  */
 import { createHash } from 'node:crypto'
-import * as client from 'openid-client'
+import type * as client from 'openid-client'
+import { openid } from './openid.js'
 import type { HttpContext } from '../../http/context.js'
 import { NotFoundError, TooManyRequestsError, ValidationError } from '../../http/errors.js'
 import { db } from '../../database/database-manager.js'
@@ -37,6 +38,7 @@ async function configurationFor(driver: SocialDriver, audience: string): Promise
   let config = map.get(audience)
   if (!config) {
     const discovered = await driver.configuration()
+    const client = await openid()
     config = new client.Configuration(discovered.serverMetadata(), audience)
     client.useIdTokenResponseType(config)
     if (!driver.provider.issuer?.startsWith('https:')) client.allowInsecureRequests(config)
@@ -64,6 +66,7 @@ export async function verifyIdToken(driver: SocialDriver, idToken: string, nonce
   if (!expected) return null
   try {
     const config = await configurationFor(driver, audience)
+    const client = await openid()
     const claims = (await client.implicitAuthentication(config, new URL(`${driver.redirectUri}#id_token=${idToken}`), expected)) as Record<string, unknown>
     if (claims.azp !== undefined && !allowed.includes(String(claims.azp))) return null
     return claims

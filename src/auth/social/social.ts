@@ -105,7 +105,7 @@ export class Social {
   /** Starts a round trip: the provider's URL; the state row is stored first. */
   async start(ctx: HttpContext, provider: SocialProvider, intent: Intent, options: StartOptions = {}): Promise<string> {
     const driver = this.driver(provider)
-    const secrets = SocialDriver.secrets(driver.oidc)
+    const secrets = await SocialDriver.secrets(driver.oidc)
     const url = await driver.authorizationUrl(secrets, options.extras)
     await this.store.putPending(
       secrets.state,

@@ -11,7 +11,6 @@ import cluster from 'node:cluster'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { watch } from 'node:fs'
 import { availableParallelism } from 'node:os'
-import { join, sep } from 'node:path'
 import type { Command } from 'commander'
 import { startServer } from '../../http/server.js'
 import { loadEnvironment } from '../../foundation/bootstrap.js'
@@ -19,9 +18,7 @@ import { schedulePruning } from '../../auth/prune.js'
 import { CliError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
 import { colors } from '../output.js'
-import { compileApp, isCompiled } from '../compile-app.js'
-import { registerTypeScript } from '../typescript-loader.js'
-import { useCompiledApp } from '../../foundation/app-modules.js'
+import { appModulesReady } from '../../foundation/app-modules.js'
 import { metricsToken } from '../../observability/metrics-token.js'
 import { DEFAULT_APP_URL, passkeyNotice, serveNotices } from '../serve-notices.js'
 import type { Application } from '../../foundation/application.js'
@@ -107,24 +104,6 @@ async function serveOne(ctx: CliContext, host: string, port: number, announce: b
 }
 
 /**
- * Serves the app from a compiled JavaScript copy (no TypeScript loader: less memory, faster
- * start); workers reuse the primary's copy. `TROWEL_NO_COMPILE=1`, or a copy that cannot be built
- * (a syntax error is then reported by tsx as usual), loads the `.ts` files through tsx instead.
- */
-async function loadAppAsJavaScript(root: string): Promise<void> {
-  const inherited = process.env.TROWEL_APP_JS
-  const ours = inherited && inherited.startsWith(join(root, 'storage', '.trowel', 'js') + sep) && isCompiled(inherited)
-  const dir = process.env.TROWEL_NO_COMPILE === '1' ? null : ours ? inherited : compileApp(root)
-  if (!dir) {
-    await registerTypeScript()
-    return
-  }
-  useCompiledApp(root, dir)
-  process.setSourceMapsEnabled(true)
-  process.env.TROWEL_APP_JS = dir
-}
-
-/**
  * How long to wait before replacing a crashed worker: nothing for an isolated crash, then
  * doubling from 250 ms per crash in the last minute, up to 30 s, so a crash loop cannot fork
  * hundreds of processes a second.
@@ -182,7 +161,8 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         for (const line of notices.info) ctx.out(colors().dim(line))
         for (const line of notices.warnings) process.stderr.write(`${colors(process.stderr).yellow('WARNING')} ${line}\n`)
       }
-      await loadAppAsJavaScript(root)
+      // The app's modules come from a compiled copy (cli/app-javascript), made now so that workers inherit it.
+      await appModulesReady()
       // With METRICS_TOKEN, a scrape of any worker answers for all of them (observability/cluster-metrics).
       const clusterMetrics = workers > 1 && metricsToken() !== undefined ? await import('../../observability/cluster-metrics.js') : null
       if (cluster.isWorker) clusterMetrics?.answerClusterScrapes()
