@@ -18,11 +18,13 @@ import { createHash, randomBytes } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { fileURLToPath } from 'node:url'
 import { dirname, join, relative } from 'node:path'
 
+import { FRAMEWORK_ROOT } from '../support/framework-root.js'
+
 const requireModule = createRequire(import.meta.url)
-const CHILD = fileURLToPath(new URL('./compile-app-child.js', import.meta.url))
+/** The built child (an entry point of its own in dist/, see scripts/build.mjs). */
+const CHILD = join(FRAMEWORK_ROOT, 'dist', 'cli', 'compile-app-child.js')
 
 const SKIP_DIRS = new Set(['node_modules', 'storage', 'tests', 'test', 'dist', 'coverage'])
 const TS = /\.m?ts$/

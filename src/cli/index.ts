@@ -5,7 +5,8 @@
  * unexpected errors (not of the framework's own one-line messages).
  */
 import { readFileSync, realpathSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
+import { FRAMEWORK_ROOT } from '../support/framework-root.js'
 import { Command, CommanderError } from 'commander'
 import { findModule } from '../foundation/module-finder.js'
 import { CliError } from './cli-error.js'
@@ -27,9 +28,9 @@ function isAppRoot(dir: string): boolean {
   return findModule(resolve(dir, 'Kernel')) !== undefined
 }
 
-/** The framework's own version, from its package.json (src/cli and dist/cli are two levels below it). */
+/** The framework's own version, from its package.json. */
 function frameworkVersion(): string {
-  const file = new URL('../../package.json', import.meta.url)
+  const file = join(FRAMEWORK_ROOT, 'package.json')
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version
 }
 

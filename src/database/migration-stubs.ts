@@ -5,10 +5,12 @@
  * rendered stubs of `stubs/migrations/`, and the starting migrations of a new app.
  */
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { FrameworkError } from '../foundation/framework-error.js'
+import { FRAMEWORK_ROOT } from '../support/framework-root.js'
 
-/** `stubs/migrations/` of this package (two levels up from both `src/database/` and `dist/database/`). */
-const STUBS = new URL('../../stubs/migrations/', import.meta.url)
+/** `stubs/migrations/` of this package. */
+const STUBS = join(FRAMEWORK_ROOT, 'stubs', 'migrations')
 
 export interface MigrationStubOptions {
   className: string
@@ -24,7 +26,7 @@ export interface GeneratedMigration {
 }
 
 function readStub(name: string): string {
-  return readFileSync(new URL(name, STUBS), 'utf8')
+  return readFileSync(join(STUBS, name), 'utf8')
 }
 
 /** The PascalCase class name for a migration name: `add_api_token_users` → `AddApiTokenUsers`. */

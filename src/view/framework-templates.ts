@@ -1,8 +1,9 @@
 /**
  * @module view/framework-templates
  * Where the framework's own templates (error pages) live: `templates/` at the root of the trowel
- * package, two levels above this file in both `src/view/` and `dist/view/`.
+ * package.
  */
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { FRAMEWORK_ROOT } from '../support/framework-root.js'
 
-export const FRAMEWORK_TEMPLATES_DIR = fileURLToPath(new URL('../../templates/', import.meta.url)).replace(/[\\/]$/, '')
+export const FRAMEWORK_TEMPLATES_DIR = join(FRAMEWORK_ROOT, 'templates')
