@@ -30,6 +30,8 @@ const SKIP_DIRS = new Set(['node_modules', 'storage', 'tests', 'test', 'dist', '
 const TS = /\.m?ts$/
 const COPY = /\.(m?js|cjs|json)$/
 const COMPLETE = '.complete'
+/** Part of the copy's hash: a change to how files are compiled (compile-app-child) makes new copies. */
+const FORMAT = 'import.meta of the source'
 const STALE_MS = 60 * 60 * 1000
 
 interface Sources {
@@ -64,7 +66,7 @@ export function compileApp(root: string): string | null {
     } catch {
       return null
     }
-    const hash = createHash('sha256').update(`${version}\0${process.versions.node}\0`)
+    const hash = createHash('sha256').update(`${version}\0${process.versions.node}\0${FORMAT}\0`)
     for (const file of [...sources.ts, ...sources.copy].sort()) {
       hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0')
     }

@@ -9,13 +9,22 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { readdirSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { newApp, type TestApp } from '../helpers/app-harness.js'
 
 let app: TestApp
 /** The copy `craft migrate` made of the new app's sources. */
 let initial: string[]
-async function echo(base: string, query = ''): Promise<{ word: string; query: string | null; where: string }> {
-  return (await (await fetch(`${base}/echo${query}`)).json()) as { word: string; query: string | null; where: string }
+interface Echo {
+  word: string
+  query: string | null
+  /** import.meta.url: the source file, however the app is loaded. */
+  where: string
+  /** Where Node loaded the module from. */
+  from: string
+}
+async function echo(base: string, query = ''): Promise<Echo> {
+  return (await (await fetch(`${base}/echo${query}`)).json()) as Echo
 }
 const copies = () => (existsSync(join(app.dir, 'storage/.trowel/js')) ? readdirSync(join(app.dir, 'storage/.trowel/js')).sort() : [])
 
@@ -24,7 +33,7 @@ import { shout } from '../support/shout.js'
 
 export class EchoController {
   show({ request }: HttpContext) {
-    return { word: shout('${word}'), query: request.input('q', null), where: import.meta.url }
+    return { word: shout('${word}'), query: request.input('q', null), where: import.meta.url, from: import.meta.resolve('./EchoController.js') }
   }
 
   fail(): never {
@@ -59,8 +68,9 @@ test('serve runs the compiled copy; a changed source is rebuilt, unchanged sourc
   assert.ok(existsSync(join(dir, 'routes/web.js')))
   assert.ok(existsSync(join(dir, '.complete')))
   assert.equal(existsSync(join(dir, 'tests')), false, 'the app tests are not compiled')
-  // The controller that answered is the compiled one.
-  assert.match(one.where, /\/storage\/\.trowel\/js\/[0-9a-f]{16}\/app\/controllers\/EchoController\.js$/)
+  // The controller that answered is the compiled one; its import.meta.url still names the source.
+  assert.match(one.from, /\/storage\/\.trowel\/js\/[0-9a-f]{16}\/app\/controllers\/EchoController\.js$/)
+  assert.equal(one.where, pathToFileURL(join(app.dir, 'app/controllers/EchoController.ts')).href)
   await server.stop()
 
   server = await app.serve()
