@@ -19,7 +19,6 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
-
 import { FRAMEWORK_ROOT } from '../support/framework-root.js'
 
 const requireModule = createRequire(import.meta.url)

@@ -8,19 +8,12 @@
  * whose client hides links, which the text part already shows once).
  *
  * The library (a parser and its dependencies, some 40 modules) is loaded at the first mail, not
- * when the server starts: most requests never send one. Its CommonJS build is required, so that
- * `htmlToText` stays synchronous.
+ * when the server starts: most requests never send one (`lazyModule`, so `htmlToText` stays
+ * synchronous).
  */
-import { createRequire } from 'node:module'
+import { lazyModule } from '../support/lazy-module.js'
 
-type Convert = typeof import('html-to-text').convert
-
-let convertHtml: Convert | null = null
-
-function convert(html: string, options: Parameters<Convert>[1]): string {
-  convertHtml ??= (createRequire(import.meta.url)('html-to-text') as typeof import('html-to-text')).convert
-  return convertHtml(html, options)
-}
+const htmlToTextLibrary = lazyModule<typeof import('html-to-text')>('html-to-text')
 
 const OPTIONS = {
   wordwrap: false as const,
@@ -51,7 +44,7 @@ export function decodeEntities(text: string): string {
 
 export function htmlToText(html: string): string {
   // A no-break space reads as a space in plain text.
-  return convert(html, OPTIONS)
+  return htmlToTextLibrary().convert(html, OPTIONS)
     .replace(/\u00a0/g, ' ')
     .split('\n')
     .map((line) => line.trimEnd())
