@@ -6,7 +6,7 @@
  * browser restart (a new browser holding only the remember cookie), and "This wasn't me": the
  * link's page and its button, then the secured page listing the remaining sign-in methods.
  * Every page: axe-core finds no serious or critical violation, nothing is wider than a 360 px
- * screen, screenshots (desktop and 360 px) under test-results/browser/; the layout's navigation
+ * screen, screenshots (desktop and 360 px, SCREENSHOTS=1) under test-results/browser/; the layout's navigation
  * marks the current page; one page is also checked and screenshotted in dark mode.
  */
 import { describe, test, before, after } from 'node:test'

@@ -4,7 +4,7 @@
  * a browser that is logged out (the page asks to log in), the login that comes back to the link,
  * the button that applies the change, and the used link's page. Every page: axe-core finds no
  * serious or critical violation, nothing is wider than a 360 px screen, screenshots under
- * test-results/browser/.
+ * test-results/browser/ with SCREENSHOTS=1.
  */
 import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'

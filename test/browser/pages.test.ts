@@ -5,7 +5,7 @@
  * recovery codes with download, copy and print, the challenge page switching between the
  * authenticator code and a recovery code, and the 404/403/419/429/500 pages in the app's layout.
  * Every page: axe finds no serious or critical violation at 1280 px and 360 px, light and dark;
- * nothing is wider than a 360 px screen; screenshots under test-results/browser/pages-*.
+ * nothing is wider than a 360 px screen; screenshots (SCREENSHOTS=1) under test-results/browser/pages-*.
  */
 import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'

@@ -9,7 +9,7 @@
  * one goes through the password confirmation and comes back with the typed name; remove the passkey
  * (the authenticator still holds it) and the same sign-in is refused on the login page. axe-core
  * finds no serious or critical violation on /account/passkeys or /login, nothing is wider than a
- * 360 px screen, screenshots under test-results/browser/.
+ * 360 px screen, screenshots under test-results/browser/ (SCREENSHOTS=1).
  */
 import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'

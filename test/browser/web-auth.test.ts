@@ -1,7 +1,7 @@
 /**
  * Web authentication in a real browser (Debian's chromium, headless): register, log out, a failed
  * login, log in, and a password reset through the link read from a real SMTP peer. Every page is
- * screenshotted (test-results/browser/), checked with axe-core (no serious or critical
+ * screenshotted with SCREENSHOTS=1 (test-results/browser/), checked with axe-core (no serious or critical
  * violations) and, for the forms, checked on a phone-sized viewport too (nothing wider than it).
  */
 import { describe, test, before, after } from 'node:test'

@@ -3,7 +3,8 @@
  * speak HTTP to it. Nothing here reaches into the framework's internals.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createTestDatabase, type TestDatabase } from './databases.js'
@@ -58,23 +59,89 @@ export interface Server {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
+/**
+ * `npm test` (scripts/test.mjs) names a folder for the run in TROWEL_TEST_TEMPLATES. The first test
+ * that needs one runs the real `craft new` (and `craft auth` in a copy of its output) there once;
+ * every later app of the run starts as a copy of that output with an APP_KEY of its own, the one
+ * thing the two commands write at random. Without the variable each app runs the commands itself.
+ */
+const TEMPLATES = process.env.TROWEL_TEST_TEMPLATES
+
+/** Runs `craft new` into `parent`/app and throws when it fails. */
+function craftNew(parent: string): void {
+  const created = runNode([CRAFT_BIN, 'new', join(parent, 'app')], { cwd: parent })
+  if (created.code !== 0) throw new Error(`craft new failed: ${created.stderr}${created.stdout}`)
+}
+
+/**
+ * The run's copy of `craft new`'s output ('new') or of it after `craft auth` ('auth'), made on
+ * first use. Each is built in a folder of its own and renamed into place, so processes that race
+ * to make one agree on whichever landed first. Null when the run keeps no templates.
+ */
+function template(name: 'new' | 'auth'): string | null {
+  if (!TEMPLATES) return null
+  const target = join(TEMPLATES, name)
+  if (!existsSync(target)) {
+    const building = mkdtempSync(join(TEMPLATES, `${name}-`))
+    if (name === 'new') craftNew(building)
+    else {
+      cpSync(join(template('new')!, 'app'), join(building, 'app'), { recursive: true, verbatimSymlinks: true })
+      const r = runNode(['craft', 'auth'], { cwd: join(building, 'app') })
+      if (r.code !== 0) throw new Error(`craft auth failed: ${r.stderr}${r.stdout}`)
+      writeFileSync(join(building, 'result.json'), JSON.stringify(r))
+    }
+    try {
+      renameSync(building, target)
+    } catch {
+      rmSync(building, { recursive: true, force: true })
+    }
+  }
+  return target
+}
+
+/** Replaces `parent`/app with a copy of a template's app, keeping the app's own APP_KEY. */
+function copyTemplate(from: string, parent: string, appKey: string): void {
+  const dir = join(parent, 'app')
+  rmSync(dir, { recursive: true, force: true })
+  cpSync(join(from, 'app'), dir, { recursive: true, verbatimSymlinks: true })
+  const envFile = join(dir, '.env')
+  writeFileSync(envFile, readFileSync(envFile, 'utf8').replace(/^APP_KEY=.*$/m, `APP_KEY=${appKey}`))
+}
+
 export async function newApp(options: { env?: Record<string, string> } = {}): Promise<TestApp> {
   const parent = mkdtempSync(join(tmpdir(), 'trowel-test-'))
   const dir = join(parent, 'app')
-  const created = runNode([CRAFT_BIN, 'new', dir], { cwd: parent })
-  if (created.code !== 0) throw new Error(`craft new failed: ${created.stderr}${created.stdout}`)
+  const fresh = template('new')
+  const appKey = 'base64:' + randomBytes(32).toString('base64')
+  if (fresh) copyTemplate(fresh, parent, appKey)
+  else craftNew(parent)
+  // Still exactly a template's copy: a plain `craft auth` can be a copy of the run's 'auth' template.
+  let pristine = fresh !== null
   let database: TestDatabase | null = await createTestDatabase()
   const env = { ...database.env, ...options.env }
   const servers: Server[] = []
   const app: TestApp = {
     dir,
     env,
-    craft: (...args) => runNode(['craft', ...args], { cwd: dir, env: app.env }),
+    craft: (...args) => {
+      const auth = pristine && args.length === 1 && args[0] === 'auth' ? template('auth') : null
+      pristine = false
+      if (!auth) return runNode(['craft', ...args], { cwd: dir, env: app.env })
+      copyTemplate(auth, parent, appKey)
+      return JSON.parse(readFileSync(join(auth, 'result.json'), 'utf8')) as CommandResult
+    },
     read: (p) => readFileSync(join(dir, p), 'utf8'),
-    write: (p, c) => writeFileSync(join(dir, p), c),
-    edit: (p, fn) => writeFileSync(join(dir, p), fn(readFileSync(join(dir, p), 'utf8'))),
+    write: (p, c) => {
+      pristine = false
+      writeFileSync(join(dir, p), c)
+    },
+    edit: (p, fn) => {
+      pristine = false
+      writeFileSync(join(dir, p), fn(readFileSync(join(dir, p), 'utf8')))
+    },
     exists: (p) => existsSync(join(dir, p)),
     async serve(extraEnv = {}, args = []) {
+      pristine = false
       const server = await serve(dir, { ...app.env, ...extraEnv }, args)
       servers.push(server)
       return server

@@ -1,8 +1,9 @@
 /**
  * Browser end-to-end helpers: Debian's chromium (/usr/bin/chromium) driven by playwright-core,
  * headless, with a fresh user-data dir per file; axe-core injected for accessibility checks;
- * screenshots under test-results/browser/. When chromium is missing the tests skip with the reason
- * (CI installs it: .ci/run).
+ * screenshots under test-results/browser/ when SCREENSHOTS=1 (they are for a person to look at and
+ * assert nothing, so a plain run skips the capture). When chromium is missing the tests skip with
+ * the reason (CI installs it: .ci/run).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -14,6 +15,8 @@ import { ROOT } from './app-harness.js'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 export const SCREENSHOTS = join(ROOT, 'test-results', 'browser')
+/** Full-page captures are written only when asked for: `SCREENSHOTS=1 npm test -- browser`. */
+export const TAKE_SCREENSHOTS = process.env.SCREENSHOTS === '1'
 
 export const VIEWPORTS = {
   desktop: { width: 1280, height: 800 },
@@ -69,12 +72,14 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /**
- * Saves a full-page screenshot as test-results/browser/<name>.png and returns its path. Chromium
+ * With SCREENSHOTS=1, saves a full-page screenshot as test-results/browser/<name>.png and returns
+ * its path; otherwise returns null without capturing. Chromium
  * now and then answers a capture with "Unable to capture screenshot" (a frame not ready yet, seen
  * right after a redirect): the capture is tried again, up to three times, after the page has
  * settled; any other error, or the third refusal, fails the test.
  */
-export async function screenshot(page: Page, name: string): Promise<string> {
+export async function screenshot(page: Page, name: string): Promise<string | null> {
+  if (!TAKE_SCREENSHOTS) return null
   mkdirSync(SCREENSHOTS, { recursive: true })
   const path = join(SCREENSHOTS, `${name}.png`)
   for (let attempt = 1; ; attempt++) {
