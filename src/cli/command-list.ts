@@ -33,8 +33,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   { names: ['openapi'], load: async () => [(await import('./commands/openapi-command.js')).registerOpenApiCommand] },
   { names: ['client'], load: async () => [(await import('./commands/client-command.js')).registerClientCommand] },
+  { names: ['migration'], load: async () => [(await import('./commands/migration-command.js')).registerMigrationCommand] },
   {
-    names: ['migration', 'migrate', 'migrate:rollback', 'migrate:status', 'migrate:refresh'],
+    names: ['migrate', 'migrate:rollback', 'migrate:status', 'migrate:refresh'],
     load: async () => [(await import('./commands/migrate-commands.js')).registerMigrateCommands],
   },
   { names: ['controller'], load: async () => [(await import('./commands/controller-command.js')).registerControllerCommand] },

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { migrationFileName, nextMigrationDate } from '../database/migration-stubs.js'
 import { dirname, join, relative, sep } from 'node:path'
-import { FRAMEWORK_ROOT } from '../foundation/application.js'
+import { FRAMEWORK_ROOT } from '../support/framework-root.js'
 import { CliError } from './cli-error.js'
 import { colors } from './output.js'
 

@@ -10,7 +10,7 @@
 import { existsSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Command } from 'commander'
-import { FRAMEWORK_ROOT } from '../../foundation/application.js'
+import { FRAMEWORK_ROOT } from '../../support/framework-root.js'
 import { CliError } from '../../cli/cli-error.js'
 import type { CliContext } from '../../cli/context.js'
 import { readEnvFile } from '../../cli/env-file.js'

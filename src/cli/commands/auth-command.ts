@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Command } from 'commander'
-import { FRAMEWORK_ROOT } from '../../foundation/application.js'
+import { FRAMEWORK_ROOT } from '../../support/framework-root.js'
 import { filesUnder, writeFiles, missingFrameworkMigrations } from '../generator.js'
 import { colors } from '../output.js'
 import { CliError } from '../cli-error.js'

@@ -1,10 +1,9 @@
 /**
  * @module cli/commands/migrate-commands
- * `craft migration <name> [--table T | --create T]`, `migrate`, `migrate:rollback`,
- * `migrate:status`, `migrate:refresh`. These load only `.env` and `config/database.ts`, so a
- * broken route or controller never stops you from migrating.
+ * `craft migrate`, `migrate:rollback`, `migrate:status`, `migrate:refresh` (the generator,
+ * `craft migration`, is `migration-command.ts`). These load only `.env` and
+ * `config/database.ts`, so a broken route or controller never stops you from migrating.
  */
-import { existsSync, readdirSync } from 'node:fs'
 import type { Command } from 'commander'
 import { loadEnvironment } from '../../foundation/bootstrap.js'
 import { importAppModule } from '../../foundation/app-modules.js'
@@ -12,13 +11,6 @@ import { findModule } from '../../foundation/module-finder.js'
 import type { DatabaseManager } from '../../database/database-manager.js'
 import { databaseManagerFor } from '../../database/database-provider.js'
 import { Migrator } from '../../database/migrator.js'
-import { migrationFileName, nextMigrationDate, renderMigrationStub } from '../../database/migration-stubs.js'
-import { CliError } from '../cli-error.js'
-import { pascalCase, readStub, writeFiles } from '../generator.js'
-import { authMigrationNames } from './auth-command.js'
-
-/** Migration names that write the framework's own table definition instead of an empty one. */
-const frameworkMigrations = (): string[] => ['create_personal_access_tokens_table', 'add_token_epoch_to_users', 'create_api_tokens_table', 'create_organization_tables', ...authMigrationNames()]
 import type { CliContext } from '../context.js'
 import { colors, withProgress, type Colors } from '../output.js'
 
@@ -48,26 +40,6 @@ function migratorStep(ctx: CliContext, progress: string, step: (migrator: Migrat
 }
 
 export function registerMigrateCommands(program: Command, ctx: CliContext): void {
-  program
-    .command('migration')
-    .argument('<name>', 'snake_case name, e.g. add_api_token_users')
-    .description('create databases/migrations/<YYYY_MM_DD_HHMMSS>_<name>.ts')
-    .option('--table <table>', 'the migration alters this table')
-    .option('--create <table>', 'the migration creates this table')
-    .option('--force', 'overwrite an existing file')
-    .action((name: string, opts: { table?: string; create?: string; force?: boolean }) => {
-      const root = ctx.requireApp()
-      if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) throw new CliError(`"${name}" is not a valid migration name (letters, digits and _).`)
-      if (opts.table && opts.create) throw new CliError('Use either --table or --create, not both.')
-      for (const t of [opts.table, opts.create]) if (t !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(t)) throw new CliError(`"${t}" is not a valid table name.`)
-      // The framework's own tables (e.g. create_auth_events_table) come with their columns.
-      const own = !opts.table && frameworkMigrations().includes(name) ? readStub(`migrations/${name}.ts`) : undefined
-      const contents = own ?? renderMigrationStub({ className: pascalCase(name), table: opts.create ?? opts.table, create: Boolean(opts.create) })
-      const folder = `${root}/databases/migrations`
-      const date = nextMigrationDate(existsSync(folder) ? readdirSync(folder) : [])
-      writeFiles([{ path: `${folder}/${migrationFileName(name, date)}`, contents }], { force: opts.force, root, out: ctx.out })
-    })
-
   program
     .command('migrate')
     .description('run the migrations that have not run yet')

@@ -9,15 +9,13 @@ import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promis
 import { basename, join, relative, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { Command } from 'commander'
-import { FRAMEWORK_ROOT } from '../../foundation/application.js'
+import { FRAMEWORK_ROOT } from '../../support/framework-root.js'
 import { newAppMigrations } from '../../database/migration-stubs.js'
 import { CliError } from '../cli-error.js'
 import { colors, withProgress } from '../output.js'
 import type { CliContext } from '../context.js'
 import { spawnSync } from 'node:child_process'
 import { writeFiles } from '../generator.js'
-import { authFiles, authMigrations, wireAuthRoutes } from './auth-command.js'
-import { installApi } from './api-install-command.js'
 
 const RENAMES: Record<string, string> = {
   'env.stub': '.env',
@@ -112,12 +110,15 @@ export function registerNewCommand(program: Command, ctx: CliContext): void {
     .action(async (dir: string, opts: { force?: boolean; auth?: boolean; api?: boolean }) => {
       const target = await createApp(dir, { force: opts.force, out: opts.auth || opts.api ? () => undefined : ctx.out })
       if (!opts.auth && !opts.api) return
+      // Loaded only for these options: `craft auth` reads every auth feature's files.
       if (opts.auth) {
+        const { authFiles, authMigrations, wireAuthRoutes } = await import('./auth-command.js')
         writeFiles([...authFiles(target), ...authMigrations(target)], { root: target, out: () => undefined })
         const wired = wireAuthRoutes(target)
         if (wired !== 'added') throw new CliError(`Could not add the auth pages to routes/web.ts: ${wired === 'present' ? 'they are already there' : wired.refused}.`)
       }
-      if (opts.api && !installApi({ out: () => undefined }, target, { wire: true }).ok) {
+      const installApi = opts.api ? (await import('./api-install-command.js')).installApi : undefined
+      if (installApi && !installApi({ out: () => undefined }, target, { wire: true }).ok) {
         throw new CliError('Could not wire the JWT API into the new app (a file does not have the expected shape).')
       }
       // The new app's own craft migrates it: its .env and config, as \`node craft migrate\` would.

@@ -6,23 +6,14 @@
  * `--expires` takes a unit (`d`, `h`, `m`), as the `/account/tokens` form takes days; a bare
  * number stays minutes. An unknown address, a bad option or a missing table: one line on stderr
  * and exit 1.
- * Also `personalTokensMigration(root)`: the table's migration, which `craft api:install` writes
- * when the app has none.
  */
-import { missingFrameworkMigrations } from '../generator.js'
 import type { Command } from 'commander'
 import { PERSONAL_TOKENS_TABLE } from '../../api/personal-tokens/repository.js'
 import { issuePersonalToken } from '../../api/personal-tokens/issue.js'
 import { parseDuration } from '../../api/personal-tokens/token-expiry.js'
 import { CliError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
-
-export const PERSONAL_TOKENS_MIGRATION = 'create_personal_access_tokens_table'
-
-/** The personal access tokens migration, unless the app has one of that name (any timestamp). */
-export function personalTokensMigration(root: string): { path: string; contents: string }[] {
-  return missingFrameworkMigrations(root, [PERSONAL_TOKENS_MIGRATION])
-}
+import { PERSONAL_TOKENS_MIGRATION } from './personal-tokens-migration.js'
 
 interface Options {
   name: string

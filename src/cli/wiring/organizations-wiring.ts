@@ -8,7 +8,7 @@
  * is skipped when already made; a file without the expected shape is left alone and reported.
  */
 import { readFileSync } from 'node:fs'
-import { FRAMEWORK_ROOT } from '../../foundation/application.js'
+import { FRAMEWORK_ROOT } from '../../support/framework-root.js'
 import { filesUnder, missingFrameworkMigrations } from '../generator.js'
 import { editFile, withImport, type EditOutcome } from './file-edits.js'
 
