@@ -3,7 +3,8 @@
  * Every `craft` command, in the order `craft --help` lists them, each with the module that
  * defines it, imported only when needed: `craft serve` loads the serve command alone (not the
  * generators, the migrator's command-line side or the OpenAPI writer), which keeps a server's
- * heap smaller. Help, and a name that is not listed (commander then suggests the nearest), load all.
+ * heap smaller. `--version` loads none; help, and a name that is not listed (commander then
+ * suggests the nearest), load all.
  */
 import type { Command } from 'commander'
 import type { CliContext } from './context.js'
@@ -46,8 +47,12 @@ export const COMMANDS: readonly CommandEntry[] = [
   { names: ['typecheck'], load: async () => [(await import('./commands/typecheck-command.js')).registerTypecheckCommand] },
 ]
 
-/** The entries to load for `craft <name>`: its own when it is a command's name, else every one. */
+/**
+ * The entries to load for `craft <name>`: its own when it is a command's name, none for
+ * `--version`/`-V` (it prints the version and stops), else every one.
+ */
 export function commandsFor(name: string | undefined): readonly CommandEntry[] {
+  if (name === '--version' || name === '-V') return []
   const own = name === undefined ? undefined : COMMANDS.find((c) => c.names.includes(name))
   return own ? [own] : COMMANDS
 }
