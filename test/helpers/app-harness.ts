@@ -4,7 +4,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { cpSync, lstatSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createTestDatabase, type TestDatabase } from './databases.js'
@@ -108,6 +108,18 @@ function copyTemplate(from: string, parent: string, appKey: string): void {
   writeFileSync(envFile, readFileSync(envFile, 'utf8').replace(/^APP_KEY=.*$/m, `APP_KEY=${appKey}`))
 }
 
+/** Every file and folder under `dir` with its size and modification time (symlinks not followed). */
+function fingerprint(dir: string, prefix = ''): string[] {
+  const out: string[] = []
+  for (const name of readdirSync(join(dir, prefix)).sort()) {
+    const path = join(prefix, name)
+    const stat = lstatSync(join(dir, path))
+    out.push(`${path} ${stat.size} ${stat.mtimeMs}`)
+    if (stat.isDirectory()) out.push(...fingerprint(dir, path))
+  }
+  return out
+}
+
 export async function newApp(options: { env?: Record<string, string> } = {}): Promise<TestApp> {
   const parent = mkdtempSync(join(tmpdir(), 'trowel-test-'))
   const dir = join(parent, 'app')
@@ -115,8 +127,10 @@ export async function newApp(options: { env?: Record<string, string> } = {}): Pr
   const appKey = 'base64:' + randomBytes(32).toString('base64')
   if (fresh) copyTemplate(fresh, parent, appKey)
   else craftNew(parent)
-  // Still exactly a template's copy: a plain `craft auth` can be a copy of the run's 'auth' template.
+  // Still exactly a template's copy (nothing run or served, no file changed, whoever wrote it):
+  // a plain `craft auth` can then be a copy of the run's 'auth' template.
   let pristine = fresh !== null
+  const copied = fresh ? fingerprint(dir).join('\n') : ''
   let database: TestDatabase | null = await createTestDatabase()
   const env = { ...database.env, ...options.env }
   const servers: Server[] = []
@@ -124,7 +138,8 @@ export async function newApp(options: { env?: Record<string, string> } = {}): Pr
     dir,
     env,
     craft: (...args) => {
-      const auth = pristine && args.length === 1 && args[0] === 'auth' ? template('auth') : null
+      const plainAuth = pristine && args.length === 1 && args[0] === 'auth' && fingerprint(dir).join('\n') === copied
+      const auth = plainAuth ? template('auth') : null
       pristine = false
       if (!auth) return runNode(['craft', ...args], { cwd: dir, env: app.env })
       copyTemplate(auth, parent, appKey)
