@@ -2,7 +2,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { youngGenerationConfigured } from './young-generation.js'
+import { YOUNG_GENERATION_CAP_BYTES, YoungGenerationCap, youngGenerationConfigured } from './young-generation.js'
 
 const MODULE = fileURLToPath(new URL('./young-generation.ts', import.meta.url))
 
@@ -71,5 +71,56 @@ describe('keepYoungGenerationSmall', () => {
     const r = youngGenerationAfterAllocating(true, { NODE_OPTIONS: '--max-semi-space-size=16' })
     assert.equal(r.applied, false)
     assert.ok(r.newSpaceMb >= 8, `the operator's setting holds (${r.newSpaceMb} MB)`)
+  })
+})
+
+describe('YoungGenerationCap', () => {
+  const MB = 1024 * 1024
+  function cap() {
+    const log: string[] = []
+    let size = 2 * MB
+    const c = new YoungGenerationCap(() => size, (f) => log.push(`factor ${f}`), (on) => log.push(on ? 'watch' : 'unwatch'))
+    return { c, log, grow: (mb: number) => (size = mb * MB) }
+  }
+
+  it('watches collections until the young generation reaches the cap, then stops its growth', () => {
+    const { c, log, grow } = cap()
+    c.start()
+    c.afterCollection()
+    grow(4)
+    c.afterCollection()
+    assert.deepEqual(log, ['watch'])
+    grow(YOUNG_GENERATION_CAP_BYTES / MB)
+    c.afterCollection()
+    assert.deepEqual(log, ['watch', 'factor 1', 'unwatch'])
+    assert.equal(c.capped, true)
+  })
+
+  it('lets a young generation shrunk below the cap grow again, and caps it again', () => {
+    const { c, log, grow } = cap()
+    c.start()
+    grow(8)
+    c.afterCollection()
+    c.check()
+    assert.deepEqual(log, ['watch', 'factor 1', 'unwatch'], 'still at the cap: nothing changes')
+    grow(1)
+    c.check()
+    assert.deepEqual(log.slice(3), ['factor 2', 'watch'])
+    assert.equal(c.capped, false)
+    c.check()
+    grow(8)
+    c.afterCollection()
+    assert.deepEqual(log.slice(5), ['factor 1', 'unwatch'])
+  })
+
+  it('sets the cap again when a worker starts, once it was reached', () => {
+    const { c, log, grow } = cap()
+    c.start()
+    c.workerStarted()
+    assert.deepEqual(log, ['watch'])
+    grow(8)
+    c.afterCollection()
+    c.workerStarted()
+    assert.deepEqual(log, ['watch', 'factor 1', 'unwatch', 'factor 1'])
   })
 })

@@ -16,12 +16,14 @@
  * V8 can only be told at run time not to grow any more: `--semi-space-growth-factor=1`, which it
  * reads each time it would grow the young generation (`--max-semi-space-size` is read once, when
  * the heap is set up). So growth is left alone until, after a collection, the young generation
- * has reached 8 MB (two 4 MB semi-spaces); then the flag is set and the observer stops (checked
- * on Node 20, 22 and 24 by `young-generation.test.ts`). A process given its own young-generation
- * flags is left as configured: `--max-semi-space-size`, `--min-semi-space-size` or
- * `--semi-space-growth-factor` on the command line, or `--max-semi-space-size` in `NODE_OPTIONS`
- * (the only one of them Node accepts there): `NODE_OPTIONS=--max-semi-space-size=16` brings back
- * V8's default growth, up to 16 MB per semi-space.
+ * has reached 8 MB (two 4 MB semi-spaces); then the flag is set and the observer stops. When
+ * V8's memory reducer has shrunk an idle young generation, a check every 5 s lets it grow again,
+ * up to the cap (checked on Node 20, 22 and 24 by `young-generation.test.ts`). A process given
+ * its own young-generation flags is left as configured: `--max-semi-space-size`,
+ * `--min-semi-space-size` or `--semi-space-growth-factor` on the command line, or
+ * `--max-semi-space-size` in `NODE_OPTIONS` (the only one of them Node accepts there):
+ * `NODE_OPTIONS=--max-semi-space-size=16` brings back V8's default growth, up to 16 MB per
+ * semi-space.
  */
 import v8 from 'node:v8'
 import { PerformanceObserver } from 'node:perf_hooks'
@@ -36,10 +38,51 @@ export function youngGenerationConfigured(execArgv: readonly string[], nodeOptio
   return execArgv.some((arg) => YOUNG_GENERATION_FLAG.test(arg)) || YOUNG_GENERATION_FLAG.test(nodeOptions ?? '')
 }
 
-let applied = false
-let capped = false
+/** V8's own growth factor for the young generation (the same on Node 20, 22 and 24). */
+const V8_GROWTH_FACTOR = 2
 
-const stopGrowing = (): void => v8.setFlagsFromString('--semi-space-growth-factor=1')
+/**
+ * The cap's decisions, apart from V8 so they can be tested: after a collection while below the
+ * cap, whether the young generation reached it (then growth stops and collections need no more
+ * watching); on a timer while capped, whether V8's memory reducer has shrunk it since (then it
+ * may grow again, up to the cap, and collections are watched again).
+ */
+export class YoungGenerationCap {
+  capped = false
+  constructor(
+    private readonly size: () => number,
+    private readonly setGrowthFactor: (factor: number) => void,
+    private readonly watchCollections: (on: boolean) => void,
+    private readonly cap = YOUNG_GENERATION_CAP_BYTES,
+  ) {}
+
+  start(): void {
+    this.watchCollections(true)
+  }
+
+  /** After a garbage collection (only watched while below the cap). */
+  afterCollection(): void {
+    if (this.capped || this.size() < this.cap) return
+    this.capped = true
+    this.setGrowthFactor(1)
+    this.watchCollections(false)
+  }
+
+  /** Now and then: a young generation shrunk below the cap may grow again. */
+  check(): void {
+    if (!this.capped || this.size() >= this.cap) return
+    this.capped = false
+    this.setGrowthFactor(V8_GROWTH_FACTOR)
+    this.watchCollections(true)
+  }
+
+  /** A worker thread started: Node set V8's flags again from the command line. */
+  workerStarted(): void {
+    if (this.capped) this.setGrowthFactor(1)
+  }
+}
+
+let applied = false
 
 /** The young generation's committed size ("new_space": both semi-spaces). */
 function youngGenerationBytes(): number {
@@ -55,18 +98,23 @@ function youngGenerationBytes(): number {
 export function keepYoungGenerationSmall(): boolean {
   if (applied) return true
   if (youngGenerationConfigured(process.execArgv, process.env.NODE_OPTIONS)) return false
-  // Checked after each collection (the young generation only grows at one) until it is reached.
-  const observer = new PerformanceObserver(() => {
-    if (capped || youngGenerationBytes() < YOUNG_GENERATION_CAP_BYTES) return
-    capped = true
-    stopGrowing()
-    observer.disconnect()
-  })
-  observer.observe({ entryTypes: ['gc'] })
+  let observer: PerformanceObserver | null = null
+  const cap = new YoungGenerationCap(
+    youngGenerationBytes,
+    (factor) => v8.setFlagsFromString(`--semi-space-growth-factor=${factor}`),
+    (on) => {
+      observer?.disconnect()
+      observer = null
+      if (!on) return
+      observer = new PerformanceObserver(() => cap.afterCollection())
+      observer.observe({ entryTypes: ['gc'] })
+    },
+  )
+  cap.start()
+  setInterval(() => cap.check(), 5_000).unref()
   process.on('worker', (worker) => {
-    if (!capped) return
-    stopGrowing()
-    worker.once('online', stopGrowing)
+    cap.workerStarted()
+    worker.once('online', () => cap.workerStarted())
   })
   applied = true
   return true
