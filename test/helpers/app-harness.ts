@@ -127,10 +127,9 @@ export async function newApp(options: { env?: Record<string, string> } = {}): Pr
   const appKey = 'base64:' + randomBytes(32).toString('base64')
   if (fresh) copyTemplate(fresh, parent, appKey)
   else craftNew(parent)
-  // Still exactly a template's copy (nothing run or served, no file changed, whoever wrote it):
-  // a plain `craft auth` can then be a copy of the run's 'auth' template.
-  let pristine = fresh !== null
-  const copied = fresh ? fingerprint(dir).join('\n') : ''
+  // While the app's files are still exactly the template's copy (whatever ran or wrote since), a
+  // plain `craft auth` can be a copy of the run's 'auth' template.
+  const copied = fresh ? fingerprint(dir).join('\n') : null
   let database: TestDatabase | null = await createTestDatabase()
   const env = { ...database.env, ...options.env }
   const servers: Server[] = []
@@ -138,25 +137,17 @@ export async function newApp(options: { env?: Record<string, string> } = {}): Pr
     dir,
     env,
     craft: (...args) => {
-      const plainAuth = pristine && args.length === 1 && args[0] === 'auth' && fingerprint(dir).join('\n') === copied
+      const plainAuth = copied !== null && args.length === 1 && args[0] === 'auth' && fingerprint(dir).join('\n') === copied
       const auth = plainAuth ? template('auth') : null
-      pristine = false
       if (!auth) return runNode(['craft', ...args], { cwd: dir, env: app.env })
       copyTemplate(auth, parent, appKey)
       return JSON.parse(readFileSync(join(auth, 'result.json'), 'utf8')) as CommandResult
     },
     read: (p) => readFileSync(join(dir, p), 'utf8'),
-    write: (p, c) => {
-      pristine = false
-      writeFileSync(join(dir, p), c)
-    },
-    edit: (p, fn) => {
-      pristine = false
-      writeFileSync(join(dir, p), fn(readFileSync(join(dir, p), 'utf8')))
-    },
+    write: (p, c) => writeFileSync(join(dir, p), c),
+    edit: (p, fn) => writeFileSync(join(dir, p), fn(readFileSync(join(dir, p), 'utf8'))),
     exists: (p) => existsSync(join(dir, p)),
     async serve(extraEnv = {}, args = []) {
-      pristine = false
       const server = await serve(dir, { ...app.env, ...extraEnv }, args)
       servers.push(server)
       return server

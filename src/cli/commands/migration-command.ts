@@ -11,11 +11,12 @@ import { migrationFileName, nextMigrationDate, renderMigrationStub } from '../..
 import { CliError } from '../cli-error.js'
 import { pascalCase, readStub, writeFiles } from '../generator.js'
 import type { CliContext } from '../context.js'
+import { PERSONAL_TOKENS_MIGRATION } from './personal-tokens-migration.js'
 
 /** Migration names that write the framework's own table definition instead of an empty one. */
 async function frameworkMigrations(): Promise<string[]> {
   const { authMigrationNames } = await import('./auth-command.js')
-  return ['create_personal_access_tokens_table', 'add_token_epoch_to_users', 'create_api_tokens_table', 'create_organization_tables', ...authMigrationNames()]
+  return [PERSONAL_TOKENS_MIGRATION, 'add_token_epoch_to_users', 'create_api_tokens_table', 'create_organization_tables', ...authMigrationNames()]
 }
 
 export function registerMigrationCommand(program: Command, ctx: CliContext): void {
