@@ -12,13 +12,14 @@
  * - serves the `ROUTES` of the file bound at `routes.api.location` under `/api`, inside the `api`
  *   stack, with JSON errors (an unknown path under `/api` is a JSON 404 with or without a token).
  */
+import { databaseOf } from '../database/app-database.js'
 import { ServiceProvider } from '../foundation/service-provider.js'
 import { loadRouteFile } from '../foundation/route-file.js'
 import { RouteDefinitionError } from '../routing/errors.js'
 import { JwtService } from './jwt-service.js'
 import { JwtGuard } from './guards/jwt/guard.js'
 import { JWT_GUARD } from './guards/jwt/jwt-guard-of.js'
-import { bindJwtService } from './jwt-service-registry.js'
+import { bindModelApi } from './jwt-service-registry.js'
 import { apiTokensKind } from './api-inventory.js'
 import { driverSettings, jwtDriverConfig, jwtModel } from './api-config.js'
 import { registerApiFeatures, ResolvedApiFeatures } from './features/registry.js'
@@ -40,11 +41,11 @@ export class ApiProvider extends ServiceProvider {
     app.singleton('api.jwt', () => {
       // The tokens' own settings first: a missing config/api.ts is the first thing to fix.
       const config = jwtDriverConfig(app)
-      return new JwtService({ ...config, ...this.features().jwtSettings() })
+      return new JwtService({ ...config, ...this.features().jwtSettings(), database: () => databaseOf(app) })
     })
-    // `user.generateJwt()` on the app's model issues through this app's service.
+    // `user.generateJwt()` and `user.createToken()` on the app's model issue through this app's services.
     const model = jwtModel(app)
-    if (typeof model === 'function' || (typeof model === 'object' && model !== null)) bindJwtService(model, () => app.make('api.jwt'))
+    if (typeof model === 'function' || (typeof model === 'object' && model !== null)) bindModelApi(model, { jwt: () => app.make('api.jwt'), personalTokens: () => app.make('api.personal_tokens'), events: app.events })
     registerApiFeatures(app)
   }
 

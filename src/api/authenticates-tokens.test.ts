@@ -1,11 +1,16 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { JwtService } from './jwt-service.js'
-import { bindJwtService } from './jwt-service-registry.js'
+import { bindModelApi } from './jwt-service-registry.js'
 import { AuthenticatesTokens } from './authenticates-tokens.js'
 import { hasSecondFactor } from '../auth/login/amr.js'
 
 const SECRET = 's'.repeat(64)
+
+/** Binds `model` to an app's API whose only service in use is `jwt` (and, when given, personal tokens and events). */
+function bindJwtService(model: object, jwt: () => JwtService, more: { personalTokens?: unknown; emit?: (name: string, payload: unknown) => void } = {}): void {
+  bindModelApi(model, { jwt, personalTokens: () => more.personalTokens as never, events: { emit: (more.emit ?? (() => true)) as never } })
+}
 
 class Base {
   constructor(readonly id: number) {}
@@ -49,5 +54,27 @@ describe('AuthenticatesTokens.generateJwt', () => {
     assert.throws(() => two.verify(fromFirst), 'signed by the first app only')
     const Unserved = AuthenticatesTokens(Base as never) as unknown as Issuer
     await assert.rejects(new Unserved(5).generateJwt(), /JWT API is not enabled for this model/)
+  })
+})
+
+describe('AuthenticatesTokens.createToken', () => {
+  it("creates through the app's personal tokens and tells the app's events (never the token's value); a model no app serves is refused", async () => {
+    const made: unknown[] = []
+    const events: { name: string; payload: Record<string, unknown> }[] = []
+    const personalTokens = {
+      create: async (userId: unknown, name: unknown, options: unknown) => {
+        made.push([userId, name, options])
+        return { token: 'trw_1_secret', id: 1, name, abilities: ['posts:read'] }
+      },
+    }
+    type Creator = new (id: number) => Base & { createToken(name: string, options?: object): Promise<string> }
+    const User = AuthenticatesTokens(Base as never) as unknown as Creator
+    bindJwtService(User, () => { throw new Error('no JWT here') }, { personalTokens, emit: (name, payload) => void events.push({ name, payload: payload as Record<string, unknown> }) })
+    assert.equal(await new User(7).createToken('ci', { abilities: ['posts:read'] }), 'trw_1_secret')
+    assert.deepEqual(made, [[7, 'ci', { abilities: ['posts:read'] }]])
+    assert.deepEqual(events.map((e) => [e.name, e.payload.name, e.payload.abilities, e.payload.ip]), [['auth:token_issued', 'ci', 'posts:read', '']])
+    assert.ok(!JSON.stringify(events).includes('secret'), 'the value is never in the event')
+    const Unserved = AuthenticatesTokens(Base as never) as unknown as Creator
+    await assert.rejects(new Unserved(5).createToken('ci'), /JWT API is not enabled for this model/)
   })
 })

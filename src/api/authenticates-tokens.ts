@@ -7,8 +7,8 @@
  * a personal access token (see api/personal-tokens).
  */
 import type { ModelClass } from '../database/model.js'
-import { jwtServiceOf } from './jwt-service-registry.js'
-import { PersonalTokenRepository, type CreateTokenOptions } from './personal-tokens/repository.js'
+import { jwtServiceOf, modelApiOf } from './jwt-service-registry.js'
+import type { CreateTokenOptions } from './personal-tokens/repository.js'
 import { issuePersonalToken } from './personal-tokens/issue.js'
 
 const TOKEN_HIDDEN = new WeakMap<object, { own: readonly string[]; column: string; fields: readonly string[] }>()
@@ -44,8 +44,8 @@ export function AuthenticatesTokens<T extends ModelClass>(Base: T) {
      * may do (`['*']` = everything; default none); `expiresIn`: minutes (default: never expires).
      */
     async createToken(name: string, options: CreateTokenOptions = {}): Promise<string> {
-      const connection = (this.constructor as { connection?: string }).connection
-      const created = await issuePersonalToken(new PersonalTokenRepository({ connection }), this as never, name, options)
+      const api = modelApiOf(this)
+      const created = await issuePersonalToken(api.personalTokens(), this as never, name, options, { emitter: api.events })
       return created.token
     }
   }

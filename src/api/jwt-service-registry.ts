@@ -1,27 +1,41 @@
 /**
  * @module api/jwt-service-registry
- * How model methods such as `user.generateJwt()` find their app's JwtService: ApiProvider puts a
- * resolver on the model class of `DRIVERS.jwt.model` (`bindJwtService`), and an instance reads it
- * from its own class (subclasses inherit it, as static members do). The service is the app's that
- * configured that model, never a process-wide "current" one.
+ * How model methods such as `user.generateJwt()` and `user.createToken()` find their app's API:
+ * ApiProvider puts a resolver on the model class of `DRIVERS.jwt.model` (`bindModelApi`), and an
+ * instance reads it from its own class (subclasses inherit it, as static members do). The
+ * services are those of the app that configured that model, never a process-wide "current" one.
  */
 import type { JwtService } from './jwt-service.js'
+import type { PersonalTokenRepository } from './personal-tokens/repository.js'
+import type { Emitter } from '../events/emitter.js'
 import { ApiConfigError } from './errors.js'
 
-const JWT_SERVICE = Symbol('trowel.jwtService')
+const MODEL_API = Symbol('trowel.modelApi')
 
-type WithService = { [JWT_SERVICE]?: () => JwtService }
+/** What a model's token methods use: the app's JwtService, its personal tokens and its events. */
+export interface ModelApi {
+  jwt(): JwtService
+  personalTokens(): PersonalTokenRepository
+  events: Pick<Emitter, 'emit'>
+}
 
-/** Makes `model` and its subclasses issue tokens through `resolve` (ApiProvider, with its app's service). */
-export function bindJwtService(model: object, resolve: () => JwtService): void {
-  Object.defineProperty(model, JWT_SERVICE, { value: resolve, configurable: true, writable: true, enumerable: false })
+type WithApi = { [MODEL_API]?: ModelApi }
+
+/** Makes `model` and its subclasses issue tokens through `api` (ApiProvider, with its app's services). */
+export function bindModelApi(model: object, api: ModelApi): void {
+  Object.defineProperty(model, MODEL_API, { value: api, configurable: true, writable: true, enumerable: false })
 }
 
 /** The JwtService of the app whose `DRIVERS.jwt.model` is `user`'s class (or one it extends). */
 export function jwtServiceOf(user: object): JwtService {
-  const resolve = (user.constructor as WithService | undefined)?.[JWT_SERVICE]
-  if (!resolve) {
+  return modelApiOf(user).jwt()
+}
+
+/** The API services of the app whose `DRIVERS.jwt.model` is `user`'s class (or one it extends). */
+export function modelApiOf(user: object): ModelApi {
+  const api = (user.constructor as WithApi | undefined)?.[MODEL_API]
+  if (!api) {
     throw new ApiConfigError('The JWT API is not enabled for this model: add ApiProvider to PROVIDERS in config/providers.ts, run "node craft api:install", and name the model in DRIVERS.jwt.model of config/api.ts.')
   }
-  return resolve()
+  return api
 }

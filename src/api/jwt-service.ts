@@ -13,6 +13,7 @@
  * - `reissue` ignores expiry only; the stored digest must match and is replaced atomically, so of
  *   N concurrent reissues with one token exactly one wins, and the old token never works again.
  */
+import type { DatabaseManager } from '../database/database-manager.js'
 import { JwtCodec, JwtError, JwtInvalidError, JwtRevokedError, sha256Hex, type JwtPayload } from './jwt/index.js'
 import { loadAsymmetricKey, type PublicJwk } from './jwt/keys.js'
 import { isAsymmetricAlgorithm } from './jwt/resolve-jwt-config.js'
@@ -59,7 +60,9 @@ export interface JwtDriverConfig {
    * `store: 'table'`: per-device token families in `api_tokens` (see families/token-families)
    * instead of the user's token column.
    */
-  families?: Omit<FamilyOptions, 'sign'> | null
+  families?: Omit<FamilyOptions, 'sign' | 'database'> | null
+  /** The app's database manager (ApiProvider passes it); else the model's. */
+  database?: () => DatabaseManager
 }
 
 /** The claim saying how the token's login was made (RFC 8176): `['pwd']`, `['pwd', 'otp']`, `['webauthn']`. */
@@ -105,7 +108,7 @@ export class JwtService<User extends AuthUser = any> {
     }
     this.authenticates = config.authenticates === true
     this.epochs = config.epochs ?? null
-    this.families = config.families ? new TokenFamilies({ ...config.families, sign: (sub, claims) => this.codec.sign(sub, claims).token }) : null
+    this.families = config.families ? new TokenFamilies({ ...config.families, database: config.database ?? (() => (config.model as { database(): DatabaseManager }).database()), sign: (sub, claims) => this.codec.sign(sub, claims).token }) : null
     this.provider = provider ?? (new ModelJwtUserProvider(config.model) as unknown as JwtUserProvider<User>)
   }
 

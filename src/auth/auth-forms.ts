@@ -8,7 +8,6 @@ import { sameSitePath } from '../http/response.js'
 import { TooManyRequestsError, ValidationError } from '../http/errors.js'
 import { validate } from '../validation/index.js'
 import { UniqueConstraintError } from '../database/errors.js'
-import { db } from '../database/database-manager.js'
 import { formatMessage } from '../validation/messages.js'
 import { InvalidCredentialsError, PasswordResetRequiredError } from './errors.js'
 import { PASSWORD_MESSAGES } from './hashing/password-policy.js'
@@ -39,7 +38,7 @@ export async function checkWithPolicy(ctx: HttpContext, rules: Record<string, st
   let errors: Record<string, string[]> = {}
   let data: Record<string, unknown> = {}
   try {
-    data = await validate(input, rules, { db: db() })
+    data = await validate(input, rules, { db: auth(ctx).manager.db() })
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error
     errors = { ...error.errors }

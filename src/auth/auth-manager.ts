@@ -22,13 +22,15 @@ import type { Hasher, PasswordPolicy } from './hashing/index.js'
 import type { AuthModel } from './user-providers/model-user-provider.js'
 import type { Budget } from './throttle/budget.js'
 import { DeviceRegistry, WebLoginDevices } from './accounts/devices.js'
-import { db } from '../database/database-manager.js'
+import type { Knex } from 'knex'
 import type { BudgetName } from './auth-config.js'
 import type { SecondFactor, SecondFactorFailedEvent } from './login/types.js'
 
 export type GuardFactory = (ctx: HttpContext, name: string) => Guard<any>
 
 export interface AuthManagerDependencies {
+  /** The app's default connection (its `db.manager`): where the auth tables live. */
+  db: () => Knex
   /** `GUARDS` as written in config/auth.ts. */
   config: AuthGuardsConfig
   resolved: ResolvedAuthConfig
@@ -77,7 +79,7 @@ export class AuthManager {
   constructor(deps: AuthManagerDependencies) {
     Object.assign(this, deps)
     this.devices = new DeviceRegistry()
-    this.devices.register(new WebLoginDevices(() => db(), this.inventory))
+    this.devices.register(new WebLoginDevices(this.db, this.inventory))
   }
 
   /** Registers a guard driver under a name (`jwt`, ...). */

@@ -32,7 +32,7 @@ import { MfaMiddleware } from './middleware/mfa-middleware.js'
 import { featuresOf, installFeatures, registerFeatures } from './features/registry.js'
 import { AuditLog } from './audit/audit-log.js'
 import { AuthChallenges } from './challenges/auth-challenges.js'
-import { db } from '../database/database-manager.js'
+import { connectionOf } from '../database/app-database.js'
 import type { Budget } from './throttle/budget.js'
 import type { BudgetName } from './auth-config.js'
 import { installGate } from './authorization/gate.js'
@@ -50,7 +50,7 @@ export class AuthProvider extends ServiceProvider {
     app.singleton('auth.verifier', () => new CredentialVerifier(app.make('hasher'), app.make('auth.budgets'), app.log))
     app.singleton('auth.manager', () => createAuthManager(app))
     app.singleton('auth', () => app.make('auth.manager'))
-    app.singleton('auth.challenges', () => new AuthChallenges(() => db()))
+    app.singleton('auth.challenges', () => new AuthChallenges(() => connectionOf(app)))
     app.bind('http.context.auth', (ctx: HttpContext) => new Auth(ctx, app.make('auth.manager')))
     const features = featuresOf(app)
     logAuthEvents(app.events, app.log, features)
@@ -87,7 +87,7 @@ export class AuthProvider extends ServiceProvider {
       app.bind('app.booted.hooks', [...(app.get<(() => unknown)[]>('app.booted.hooks') ?? []), load])
     }
     if (config.audit.enabled) {
-      const audit = new AuditLog(() => db(), app.log, app.make('auth.manager').inventory.migrated)
+      const audit = new AuditLog(() => connectionOf(app), app.log, app.make('auth.manager').inventory.migrated)
       audit.listen(app.events, features)
       // Before the database closes (hooks run newest first): a command's last events are written.
       app.onShutdown(() => audit.flush())

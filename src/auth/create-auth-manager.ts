@@ -5,7 +5,7 @@
  * guard's factory.
  */
 import type { Application } from '../foundation/application.js'
-import { db } from '../database/database-manager.js'
+import { connectionOf, databaseOf } from '../database/app-database.js'
 import type { Mailer } from '../mail/index.js'
 import { PasswordPolicy } from './hashing/index.js'
 import { LoginTokenRepository } from './guards/web/login-token-repository.js'
@@ -29,16 +29,17 @@ export function createAuthManager(app: Application): AuthManager {
   const features = featuresOf(app)
   const resolved = resolveAuthConfig(config, { requireModel: false, features })
   const hasher = app.make('hasher')
+  const db = () => connectionOf(app)
   // The users table and user_tokens: later migrations add columns to them (the password lock, link details).
-  const inventory = new AuthInventory(() => db(), { columnTables: () => [usersTableOf(resolved.model).table, 'user_tokens'] })
-  const deviceRevocations = registerAuthKinds(inventory, { db: () => db(), users: () => usersTableOf(resolved.model), resetTable: resolved.passwordResetTable })
+  const inventory = new AuthInventory(db, { columnTables: () => [usersTableOf(resolved.model).table, 'user_tokens'] })
+  const deviceRevocations = registerAuthKinds(inventory, { db, users: () => usersTableOf(resolved.model), resetTable: resolved.passwordResetTable })
   // Every feature's kinds, on or not: what was created while it was on must still end.
   for (const feature of features) for (const kind of feature.inventory?.(inventory, resolved) ?? []) inventory.register(kind)
-  const tokens = new LoginTokenRepository(() => db(), { table: 'login_tokens', lifetime: resolved.loginLifetime, idleTimeout: resolved.idleTimeout })
+  const tokens = new LoginTokenRepository(() => databaseOf(app), { table: 'login_tokens', lifetime: resolved.loginLifetime, idleTimeout: resolved.idleTimeout })
   // "Remember me" only when the feature is on: off, a trowel_remember cookie is never read.
-  const remember = resolved.features.has('remember_me') ? new RememberTokenRepository(() => db(), { lifetime: resolved.rememberLifetime, loginTable: 'login_tokens', reuseWindowSeconds: resolved.rememberReuseWindow }) : null
+  const remember = resolved.features.has('remember_me') ? new RememberTokenRepository(db, { lifetime: resolved.rememberLifetime, loginTable: 'login_tokens', reuseWindowSeconds: resolved.rememberReuseWindow }) : null
   const broker = new PasswordBroker({
-    db: () => db(),
+    db,
     model: resolved.model,
     table: resolved.passwordResetTable,
     expiration: resolved.passwordResetExpiration,
@@ -59,6 +60,7 @@ export function createAuthManager(app: Application): AuthManager {
     onSendError: (error, user) => app.log.error('auth.reset_mail_failed', { user_id: user.getKey(), error: (error as Error).message }),
   })
   const manager = new AuthManager({
+    db,
     config,
     resolved,
     hasher,
@@ -66,7 +68,7 @@ export function createAuthManager(app: Application): AuthManager {
     verifier: app.make('auth.verifier'),
     tokens,
     broker,
-    userTokens: new UserTokens(() => db(), inventory.migrated),
+    userTokens: new UserTokens(db, inventory.migrated),
     inventory,
     deviceRevocations,
     registrar: new Registrar(resolved.model, hasher),

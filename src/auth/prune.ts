@@ -9,7 +9,7 @@
  */
 import type { Knex } from 'knex'
 import type { Application } from '../foundation/application.js'
-import { db } from '../database/database-manager.js'
+import { connectionOf } from '../database/app-database.js'
 import type { ResolvedAuthConfig } from './auth-config.js'
 import { AUDIT_TABLE } from './audit/audit-log.js'
 import { THROTTLE_TABLE } from './throttle/database-throttle-store.js'
@@ -74,7 +74,7 @@ export function schedulePruning(app: Application, options: { firstMs?: number; e
   const run = async () => {
     try {
       // Its own read of the tables, each run: the throttle store creates its table after boot.
-      const { removed } = await pruneAuthTables(db(), app.make('auth').resolved, pruneRulesOf(app))
+      const { removed } = await pruneAuthTables(connectionOf(app), app.make('auth').resolved, pruneRulesOf(app))
       const counts = Object.fromEntries(removed.map((r) => [r.table, r.rows]))
       if (removed.some((r) => r.rows > 0)) app.log.info('auth.pruned', counts)
     } catch (error) {

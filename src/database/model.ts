@@ -46,7 +46,8 @@ import { inspect, type InspectOptions } from 'node:util'
 import type { Knex } from 'knex'
 import { ATTRIBUTE_ACCESS } from './attribute-access.js'
 import { type CastType, fromAssignment, fromDatabase, sameValue, toDatabase, toJsonValue } from './casts.js'
-import { getDatabase } from './database-manager.js'
+import { getDatabase, type DatabaseManager } from './database-manager.js'
+import type { PreparedLookup } from './prepared-lookup.js'
 import { ModelNotFoundError } from './errors.js'
 import { driverOf } from './lookup-value.js'
 import { deleteModel, type PersistOptions, refreshModel, saveModel } from './model-persistence.js'
@@ -154,9 +155,24 @@ export class Model {
     return settings(this).timestamps ?? true
   }
 
+  /**
+   * The manager models read and write through: the process's default (`setDatabase`, done by the
+   * database provider at boot), as Eloquent's connection resolver is. Everything a model does for
+   * itself (its queries, `user.createToken()`) goes through here; the framework's services use
+   * their app's manager (`app.make('db.manager')`).
+   */
+  static database(): DatabaseManager {
+    return getDatabase()
+  }
+
+  /** The kept single-row statements of the model's connection. */
+  static lookups(): PreparedLookup {
+    return this.database().prepared(settings(this).connection)
+  }
+
   /** The knex instance of the model's connection (or `client` when given). */
   static getKnex(client?: Knex | Knex.Transaction): Knex {
-    return client ?? getDatabase().connection(settings(this).connection)
+    return client ?? this.database().connection(settings(this).connection)
   }
 
   // ---- queries --------------------------------------------------------------------------
@@ -200,7 +216,7 @@ export class Model {
   static async findBy<T extends typeof Model>(this: T, column: string, value: unknown, options: PersistOptions = {}): Promise<InstanceType<T> | null> {
     if (value === undefined || value === null) return null
     if (options.client) return this.newQuery(options.client).where(column, value).first()
-    const row = await getDatabase().prepared(settings(this).connection).findBy(this.getTable(), column, value)
+    const row = await this.lookups().findBy(this.getTable(), column, value)
     return row ? this.hydrate(row) : null
   }
 

@@ -2,12 +2,11 @@
  * @module session/create-session-store
  * Builds the store for the configured driver. The `database` driver uses the app's Knex instance,
  * found on first use: the container's `db.knex`, `knex`, `db`, `db.manager` or `database` binding
- * (a Knex instance or a `DatabaseManager`), else the process-wide default connection (`db()`). The
+ * (a Knex instance or a `DatabaseManager`), else none (an error naming the setting). The
  * `redis` driver connects to `redis_url`/`REDIS_URL` and closes the connection on shutdown.
  */
 import type { Knex } from 'knex'
 import { FrameworkError } from '../foundation/framework-error.js'
-import { db } from '../database/database-manager.js'
 import type { Application } from '../foundation/application.js'
 import { resolveSessionConfig, type SessionConfig } from './session-config.js'
 import type { SessionStore } from './session-store.js'
@@ -43,13 +42,5 @@ function findKnex(app: Application): Knex {
     const manager = value as { connection?: unknown } | null
     if (manager && typeof manager.connection === 'function') return (manager.connection as () => Knex)()
   }
-  try {
-    return db()
-  } catch (error) {
-    throw new FrameworkError(
-      'E_SESSION_CONFIG',
-      'config/session.ts: SESSION.driver "database" needs a database connection, but none is configured (config/database.ts).',
-      { cause: error },
-    )
-  }
+  throw new FrameworkError('E_SESSION_CONFIG', 'config/session.ts: SESSION.driver "database" needs a database connection, but none is configured (config/database.ts).')
 }

@@ -9,7 +9,7 @@ import { ApiConfigError } from '../errors.js'
 import type { FamilyOptions } from './token-families.js'
 
 /** The families' settings (the JwtService signs for them); null for the column store. */
-export type FamilySettings = Omit<FamilyOptions, 'sign'>
+export type FamilySettings = Omit<FamilyOptions, 'sign' | 'database'>
 
 export function familyOptions({ app, settings, jwt }: ApiOptionsContext): FamilySettings | null {
   const store = settings.store ?? 'column'

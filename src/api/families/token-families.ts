@@ -19,7 +19,7 @@
 import { retryOnDeadlock } from '../../database/retry-deadlock.js'
 import { randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
-import { db, getDatabase } from '../../database/database-manager.js'
+import type { DatabaseManager } from '../../database/database-manager.js'
 import { UNAVAILABLE, isPlainIdentifier, quoteIdentifier } from '../../database/prepared-lookup.js'
 import { JwtError, JwtInvalidError, JwtRevokedError, sha256Hex, type JwtPayload } from '../jwt/index.js'
 import { describeUserAgent } from '../../auth/accounts/devices.js'
@@ -35,6 +35,8 @@ export interface Sealer {
 }
 
 export interface FamilyOptions {
+  /** The app's database manager. */
+  database: () => DatabaseManager
   /** Users' database connection (the model's). */
   connection?: string
   /** Seconds during which a replaced token is answered its successor (default 10). */
@@ -104,7 +106,7 @@ export class TokenFamilies {
   }
 
   get db(): Knex {
-    return db(this.#options.connection)
+    return this.#options.database().connection(this.#options.connection)
   }
 
   #now(): number {
@@ -236,7 +238,7 @@ export class TokenFamilies {
    */
   isCurrentNow(sub: string, fid: unknown, digest: string): boolean | Promise<boolean> {
     if (typeof fid !== 'string') return false
-    const row = getDatabase().prepared(this.#options.connection).lookup(API_TOKENS_TABLE, 'token_hash', digest) as Row | undefined | Promise<Row | undefined>
+    const row = this.#options.database().prepared(this.#options.connection).lookup(API_TOKENS_TABLE, 'token_hash', digest) as Row | undefined | Promise<Row | undefined>
     return row instanceof Promise ? row.then((found) => this.#current(found, sub, fid)) : this.#current(row, sub, fid)
   }
 
@@ -258,7 +260,7 @@ export class TokenFamilies {
         sql: joinedSql(users.table, users.primaryKey),
       }
     }
-    const prepared = getDatabase().prepared(this.#options.connection)
+    const prepared = this.#options.database().prepared(this.#options.connection)
     const values = prepared.queryNow(joined.key, joined.sql, digest)
     if (values === UNAVAILABLE) return UNAVAILABLE
     if (!values) return { current: false, user: undefined }

@@ -5,6 +5,7 @@
  * `personal_tokens` inventory kind, the `ability:<name>` route middleware, and
  * `DRIVERS.jwt.abilities`.
  */
+import { databaseOf } from '../../database/app-database.js'
 import { defineApiFeature } from '../features/contract.js'
 import { jwtDriverConfig } from '../api-config.js'
 import { AbilityMiddleware } from '../middleware/ability-middleware.js'
@@ -19,7 +20,7 @@ export const personalTokensFeature = defineApiFeature<PersonalTokenOptions>({
   options: ({ settings }) => personalTokenOptions(settings),
   routes: tokensPageRoutes,
   register(app) {
-    app.singleton('api.personal_tokens', () => new PersonalTokenRepository({ connection: jwtDriverConfig(app).model?.connection }))
+    app.singleton('api.personal_tokens', () => new PersonalTokenRepository({ database: () => databaseOf(app), connection: jwtDriverConfig(app).model?.connection }))
   },
   inventory: () => [personalTokensKind()],
   // `ability:<name>` works without a Kernel.ts entry; an app's own `ability` stack wins.

@@ -6,7 +6,6 @@
  */
 import type { HttpContext } from '../../http/context.js'
 import type { Emitter } from '../../events/emitter.js'
-import { events as currentEvents } from '../../events/current-events.js'
 import { eventBase, type AuthEventBase } from '../../auth/events.js'
 import type { AuthUser } from '../../auth/types.js'
 import type { CreateTokenOptions, NewPersonalToken, PersonalToken, PersonalTokenRepository } from './repository.js'
@@ -27,7 +26,7 @@ export function requestlessEventBase<U extends AuthUser | null>(user: U, guard =
 export interface IssueOptions {
   /** The request creating it (its IP and user agent go into the event). */
   ctx?: HttpContext
-  /** Where the event goes; default `ctx.app.events`, else the booted app's, else none. */
+  /** Where the event goes; default `ctx.app.events`, else none. */
   emitter?: Pick<Emitter, 'emit'>
 }
 
@@ -42,14 +41,6 @@ export async function issuePersonalToken(
   const created = await repository.create(user.getKey(), name, options)
   const base = via.ctx ? eventBase(via.ctx, 'jwt', user) : requestlessEventBase(user)
   const emitter = via.emitter ?? via.ctx?.app.events
-  const payload = { ...base, ...personalEventDetail(created) }
-  if (emitter) emitter.emit('auth:token_issued', payload)
-  else {
-    try {
-      currentEvents.emit('auth:token_issued', payload)
-    } catch {
-      // No app has booted (a script using the model alone): nobody listens.
-    }
-  }
+  emitter?.emit('auth:token_issued', { ...base, ...personalEventDetail(created) })
   return created
 }

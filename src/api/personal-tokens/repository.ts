@@ -10,7 +10,7 @@
  * - Revoking deletes the row: a revoked token is indistinguishable from one that never existed.
  */
 import type { Knex } from 'knex'
-import { db, getDatabase } from '../../database/database-manager.js'
+import type { DatabaseManager } from '../../database/database-manager.js'
 import { driverOf } from '../../database/lookup-value.js'
 import { sha256Hex } from '../../auth/tokens/index.js'
 import { formatToken, looksPersonal, parseToken, randomSecret } from './token-format.js'
@@ -94,13 +94,16 @@ export function normalizeExpiresIn(input: unknown): number | null {
 export class PersonalTokenRepository {
   /** The connection of the users table (the model's `connection`; default connection when unset). */
   readonly connection: string | undefined
+  readonly #database: () => DatabaseManager
 
-  constructor(options: { connection?: string } = {}) {
+  /** `database`: the app's manager (or, for `user.createToken()`, the model's). */
+  constructor(options: { database: () => DatabaseManager; connection?: string }) {
     this.connection = options.connection
+    this.#database = options.database
   }
 
   get db(): Knex {
-    return db(this.connection)
+    return this.#database().connection(this.connection)
   }
 
   /**
@@ -147,7 +150,7 @@ export class PersonalTokenRepository {
   async authenticate(value: string, now = Date.now()): Promise<AuthenticateResult> {
     const parsed = parseToken(value)
     if (!parsed) return { token: null, reason: 'malformed' }
-    const row = await getDatabase().prepared(this.connection).findBy(PERSONAL_TOKENS_TABLE, 'token_hash', sha256Hex(value))
+    const row = await this.#database().prepared(this.connection).findBy(PERSONAL_TOKENS_TABLE, 'token_hash', sha256Hex(value))
     if (!row || String(row.id) !== parsed.id) return { token: null, reason: 'unknown' }
     const token = fromRow(row)
     if (token.expiresAt && token.expiresAt.getTime() <= now) return { token: null, reason: 'expired' }

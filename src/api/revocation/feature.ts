@@ -8,7 +8,7 @@
  */
 import { defineApiFeature, type ApiOptionsContext } from '../features/contract.js'
 import { ApiConfigError } from '../errors.js'
-import { db } from '../../database/database-manager.js'
+import { connectionOf } from '../../database/app-database.js'
 import { TOMBSTONE_TABLE, TokenEpochs } from './token-epochs.js'
 
 /** `DRIVERS.jwt.revocation`: 'epoch', or absent/null (the old behaviour: no epochs). */
@@ -20,7 +20,7 @@ function tokenEpochs({ app, settings, jwt }: ApiOptionsContext): TokenEpochs | n
   const model = config.model
   const lifetime = typeof config.expires === 'number' && config.expires > 0 ? Math.ceil(config.expires * 60) + Number(config.leeway ?? 0) : null
   return new TokenEpochs({
-    db: () => db(model.connection),
+    db: () => connectionOf(app, model.connection),
     table: model.getTable(),
     primaryKey: model.getPrimaryKey(),
     lifetimeSeconds: lifetime,

@@ -9,7 +9,6 @@
 import type { HttpContext } from '../../http/context.js'
 import { TooManyRequestsError, ValidationError } from '../../http/errors.js'
 import { validate } from '../../validation/index.js'
-import { db } from '../../database/database-manager.js'
 import { checkWithPolicy } from '../auth-forms.js'
 import { AUTH_MESSAGES } from '../messages.js'
 import { normalizeEmail } from '../email.js'
@@ -132,7 +131,7 @@ export const AccountForms = {
     const passwordColumn: string = manager.model?.passwordColumn ?? 'password'
     const hash = await manager.hasher.hash(String(data.password))
     const keepLoginHash = currentLoginHash(ctx)
-    await db().transaction(async (trx) => {
+    await manager.db().transaction(async (trx) => {
       user.forceFill({ [passwordColumn]: hash })
       await user.save({ client: trx })
       // A new password: the lock of "This wasn't me" (on the old one) is lifted.
@@ -159,7 +158,7 @@ export const AccountForms = {
     const user = await ctx.auth.authenticate()
     const manager = ctx.auth.manager
     const userId = user.getKey()
-    await db().transaction(async (trx) => {
+    await manager.db().transaction(async (trx) => {
       // Everything of the user, mailed links and password reset links included, then the row.
       await manager.inventory.revokeAll(userId, { reason: 'delete', trx, deleting: true })
       await user.delete({ client: trx })

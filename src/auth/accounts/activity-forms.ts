@@ -8,7 +8,6 @@
 import type { Knex } from 'knex'
 import type { MigratedTables } from '../inventory/migrated-tables.js'
 import type { HttpContext } from '../../http/context.js'
-import { db } from '../../database/database-manager.js'
 import { AUDIT_TABLE } from '../audit/audit-log.js'
 import { parseDetails } from '../audit/audit-query.js'
 import { describeUserAgent } from './devices.js'
@@ -106,7 +105,7 @@ export const ActivityForms = {
   /** GET /account/activity */
   async index(ctx: HttpContext): Promise<unknown> {
     const user = await ctx.auth.authenticate()
-    const events = await recentActivity(db(), user.getKey(), ctx.auth.manager.inventory.migrated, ACTIVITY_LIMIT, activityLabels(featuresOf(ctx.app)))
+    const events = await recentActivity(ctx.auth.manager.db(), user.getKey(), ctx.auth.manager.inventory.migrated, ACTIVITY_LIMIT, activityLabels(featuresOf(ctx.app)))
     ctx.response.header('Cache-Control', 'no-store')
     if (ctx.request.wantsJson()) {
       return { data: events.map((e) => ({ type: e.type, label: e.label, at: e.iso, ip: e.ip, client: e.client })) }

@@ -18,7 +18,6 @@
  */
 import type { Knex } from 'knex'
 import type { HttpContext } from '../../http/context.js'
-import { db } from '../../database/database-manager.js'
 import { UniqueConstraintError, translateDatabaseError } from '../../database/errors.js'
 import { normalizeEmail } from '../email.js'
 import { eventBase } from '../events.js'
@@ -74,9 +73,9 @@ async function loggedInId(ctx: HttpContext): Promise<string | null> {
 }
 
 /** The row's account and whether the row is a verification or a change, or null when the account is gone. */
-async function classify(row: UserTokenRow, m: LinkModel, trx?: Knex.Transaction): Promise<{ record: Record<string, any>; kind: EmailLinkKind; wanted: string } | null> {
+async function classify(db: Knex | Knex.Transaction, row: UserTokenRow, m: LinkModel): Promise<{ record: Record<string, any>; kind: EmailLinkKind; wanted: string } | null> {
   if (typeof row.email !== 'string' || row.email === '') return null
-  const record = await (trx ?? db())(m.table).where(m.pk, row.user_id as string | number).first()
+  const record = await db(m.table).where(m.pk, row.user_id as string | number).first()
   if (!record) return null
   const wanted = normalizeEmail(row.email)
   const kind: EmailLinkKind = normalizeEmail(String(record[m.column] ?? '')) === wanted ? 'verify' : 'change'
@@ -88,7 +87,7 @@ export async function inspectEmailLink(ctx: HttpContext, token: unknown): Promis
   const m = linkModel(ctx)
   const row = await ctx.auth.manager.userTokens.peek(token, 'verify_email')
   if (!row) return { status: 'invalid' }
-  const found = await classify(row, m)
+  const found = await classify(ctx.auth.manager.db(), row, m)
   if (!found) return { status: 'invalid' }
   const me = await loggedInId(ctx)
   return { status: 'valid', kind: found.kind, email: found.wanted, owner: me !== null && me === String(row.user_id), loggedIn: me !== null, verified: found.kind === 'verify' && isVerified(found.record) }
@@ -112,10 +111,10 @@ export async function verifyEmail(ctx: HttpContext, token: unknown): Promise<Ver
   let wantedEmail = ''
   let applied: Applied
   try {
-    applied = await db().transaction(async (trx): Promise<Applied> => {
+    applied = await ctx.auth.manager.db().transaction(async (trx): Promise<Applied> => {
       const row = await mgr.userTokens.peek(token, 'verify_email', trx)
       if (!row) return { status: 'invalid' }
-      const found = await classify(row, m, trx)
+      const found = await classify(trx, row, m)
       if (!found) return { status: 'invalid' }
       wantedEmail = found.wanted
       // A change needs its account's login; refused, the link is left as it was.

@@ -18,7 +18,6 @@ import type { Knex } from 'knex'
 import type { HttpContext } from '../../http/context.js'
 import type { Application } from '../../foundation/application.js'
 import type { Mailer, Mailable } from '../../mail/index.js'
-import { db } from '../../database/database-manager.js'
 import { whereEmail } from '../../database/where-caseless.js'
 import { normalizeEmail } from '../email.js'
 import { AuthConfigError } from '../errors.js'
@@ -109,7 +108,7 @@ export async function sendVerificationAfterRegistration(ctx: HttpContext, user: 
  */
 export async function emailTaken(ctx: HttpContext, email: string, exceptUserId: unknown, trx?: Knex | Knex.Transaction): Promise<boolean> {
   const model = modelOf(ctx)
-  const query = (trx ?? db())(model.getTable()).select(model.getPrimaryKey())
+  const query = (trx ?? manager(ctx).db())(model.getTable()).select(model.getPrimaryKey())
   const row = await whereEmail(query, authColumn(ctx), email).whereNot(model.getPrimaryKey(), exceptUserId as string | number).first()
   return Boolean(row)
 }

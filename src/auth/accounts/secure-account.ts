@@ -22,7 +22,6 @@
  */
 import type { Knex } from 'knex'
 import type { HttpContext } from '../../http/context.js'
-import { db } from '../../database/database-manager.js'
 import { normalizeEmail } from '../email.js'
 import { eventBase } from '../events.js'
 import { AuthConfigError } from '../errors.js'
@@ -74,8 +73,8 @@ export async function secureAccount(ctx: HttpContext, token: unknown): Promise<S
   const pk: string = model.getPrimaryKey()
   const column: string = model.authColumn ?? 'email'
   // Asked before the transaction: SQLite has one connection, which the transaction holds.
-  await hasPasswordLock(table, manager.inventory.migrated, db())
-  const applied = await db().transaction(async (trx): Promise<Applied> => {
+  await hasPasswordLock(table, manager.inventory.migrated, manager.db())
+  const applied = await manager.db().transaction(async (trx): Promise<Applied> => {
     const row = await manager.userTokens.consume(token, 'secure', trx)
     if (!row) return { status: 'invalid' }
     const record = await trx(table).where(pk, row.user_id as string | number).first()

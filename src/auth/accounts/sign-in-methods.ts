@@ -6,7 +6,6 @@
  * an address, a secret or an id.
  */
 import type { HttpContext } from '../../http/context.js'
-import { db } from '../../database/database-manager.js'
 
 /** One line of the list. */
 export interface SignInMethod {
@@ -32,7 +31,7 @@ export async function remainingSignInMethods(ctx: HttpContext, userId: unknown):
   const methods: SignInMethod[] = [{ kind: 'password', title: TITLES.password!, label: null, created: null }]
   for (const kind of ctx.auth.manager.inventory.kinds()) {
     if (!kind.signInMethod || kind.name === 'password') continue
-    for (const item of await kind.list(userId, db())) {
+    for (const item of await kind.list(userId, ctx.auth.manager.db())) {
       const title = kind.title ?? TITLES[kind.name] ?? kind.name.replaceAll('_', ' ')
       methods.push({
         kind: kind.name,

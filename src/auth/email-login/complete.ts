@@ -11,7 +11,6 @@
  * enrolment, logins and tokens made before are removed (through the inventory).
  */
 import type { HttpContext } from '../../http/context.js'
-import { db } from '../../database/database-manager.js'
 import { eventBase } from '../events.js'
 import { normalizeEmail } from '../email.js'
 import { isVerified } from '../accounts/verification.js'
@@ -55,21 +54,25 @@ export async function accountOf(service: EmailLogin, row: EmailLoginRow): Promis
   const existing = await service.findUser(row.email)
   if (existing) return { user: existing, claim: !isVerified(existing), created: false }
   const now = new Date()
-  const password = (await passwordTakesNull(table)) ? null : await service.manager.hasher.hash(randomToken(32))
+  const password = (await passwordTakesNull(service, table)) ? null : await service.manager.hasher.hash(randomToken(32))
   const values: Record<string, unknown> = { name: row.email.split('@')[0] || row.email, [email]: row.email, password, created_at: now, updated_at: now }
   // The column comes with the account tables, which `craft auth` writes with this feature's.
   values.email_verified_at = now
-  await db()(table).insert(values)
-  const created = await db()(table).where(email, row.email).first(key)
+  await service.manager.db()(table).insert(values)
+  const created = await service.manager.db()(table).where(email, row.email).first(key)
   const user = created ? ((await service.provider().findById(created[key])) as ModelUser | null) : null
   return user ? { user, claim: false, created: true } : null
 }
 
-/** Whether `users.password` takes null (new apps); asked once per process. */
-let nullablePassword: Promise<boolean> | undefined
-async function passwordTakesNull(table: string): Promise<boolean> {
-  nullablePassword ??= Promise.resolve(db()(table).columnInfo('password')).then((info) => (info as { nullable?: boolean }).nullable === true)
-  return nullablePassword.catch(() => false)
+/** Whether `users.password` takes null (new apps); asked once per app. */
+const nullablePassword = new WeakMap<object, Promise<boolean>>()
+async function passwordTakesNull(service: EmailLogin, table: string): Promise<boolean> {
+  let answer = nullablePassword.get(service.manager)
+  if (!answer) {
+    answer = Promise.resolve(service.manager.db()(table).columnInfo('password')).then((info) => (info as { nullable?: boolean }).nullable === true)
+    nullablePassword.set(service.manager, answer)
+  }
+  return answer.catch(() => false)
 }
 
 /** Verifies the address; for a claim, in the same transaction, removes what was set up before. */
@@ -78,9 +81,9 @@ export async function verifyAddress(service: EmailLogin, account: Account): Prom
   const userId = account.user.getKey()
   if (!account.claim) return
   // A column that refuses null (an app migrated before e-mail sign-in): a password nobody knows.
-  const password = (await passwordTakesNull(table)) ? null : await service.manager.hasher.hash(randomToken(32))
+  const password = (await passwordTakesNull(service, table)) ? null : await service.manager.hasher.hash(randomToken(32))
   const inventory = service.manager.inventory
-  await db().transaction(async (trx) => {
+  await service.manager.db().transaction(async (trx) => {
     await trx(table).where(key, userId as string | number).update({ email_verified_at: new Date(), password })
     await inventory.revokeAll(userId, { reason: 'secure', trx })
     await inventory.revokeCreatedSince(userId, new Date(0), trx)

@@ -7,7 +7,7 @@
 import type { Application } from '../../foundation/application.js'
 import { importAppModule } from '../../foundation/app-modules.js'
 import { findModule } from '../../foundation/module-finder.js'
-import { db } from '../../database/database-manager.js'
+import { connectionOf } from '../../database/app-database.js'
 import { decodeAppKey } from '../../http/cookie-jar.js'
 import { resolveEmailLoginConfig } from './config.js'
 import { EmailLogin } from './email-login.js'
@@ -24,7 +24,7 @@ declare module '../../container/bindings.js' {
 export async function installEmailLogin(app: Application): Promise<void> {
   const manager = app.make('auth.manager')
   const own = resolveEmailLoginConfig(app.config('auth')?.GUARDS)
-  const store = new EmailLoginStore(() => db(), decodeAppKey(process.env.APP_KEY ?? ''))
+  const store = new EmailLoginStore(() => connectionOf(app), decodeAppKey(process.env.APP_KEY ?? ''))
   const service = new EmailLogin(app, manager, own, store)
   app.singleton('auth.email_login', () => service)
   const file = findModule(app.path('app/mailables/EmailLogin'))

@@ -10,7 +10,7 @@ import type { Application } from '../../foundation/application.js'
 import type { HttpContext } from '../../http/context.js'
 import { importAppModule } from '../../foundation/app-modules.js'
 import { findModule } from '../../foundation/module-finder.js'
-import { db } from '../../database/database-manager.js'
+import { connectionOf } from '../../database/app-database.js'
 import type { ResolvedAuthConfig } from '../auth-config.js'
 import { AuthConfigError } from '../errors.js'
 import { usersTableOf, type AuthInventory } from '../inventory/index.js'
@@ -49,7 +49,7 @@ export function deletionGuard(inventory: AuthInventory): DeletionCheck {
 
 export async function installOrganizations(app: Application, config: ResolvedAuthConfig): Promise<void> {
   const manager = app.make('auth.manager')
-  const service = new Organizations(app, resolveOrganizationsConfig(app.config('auth')?.GUARDS), () => db(), () => usersTableOf(config.model))
+  const service = new Organizations(app, resolveOrganizationsConfig(app.config('auth')?.GUARDS), () => connectionOf(app), () => usersTableOf(config.model))
   app.singleton('auth.organizations', () => service)
   DELETION_CHECKS.set(manager.inventory, (userId, trx) => service.store.beforeAccountDeleted(userId as string | number, trx))
   registerAbilitySource(app, async (ctx) => {

@@ -7,7 +7,7 @@
  * user has passkeys; built on first use.
  */
 import type { Application } from '../../foundation/application.js'
-import { db } from '../../database/database-manager.js'
+import { connectionOf } from '../../database/app-database.js'
 import { decodeAppKey } from '../../http/cookie-jar.js'
 import { Passkeys, type RelyingParty } from './passkeys.js'
 
@@ -30,7 +30,7 @@ export function relyingPartyOf(app: Application): RelyingParty {
 export function registerPasskeys(app: Application): void {
   app.singleton('auth.passkeys', () => {
     const rp = relyingPartyOf(app)
-    return new Passkeys({ db: () => db(), challenges: app.make('auth.challenges'), relyingParty: () => rp, appKey: decodeAppKey(process.env.APP_KEY ?? '') })
+    return new Passkeys({ db: () => connectionOf(app), challenges: app.make('auth.challenges'), relyingParty: () => rp, appKey: decodeAppKey(process.env.APP_KEY ?? '') })
   })
 }
 

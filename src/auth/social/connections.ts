@@ -12,7 +12,6 @@
  */
 import type { Knex } from 'knex'
 import type { HttpContext } from '../../http/context.js'
-import { db } from '../../database/database-manager.js'
 import { eventBase } from '../events.js'
 import { isVerified } from '../accounts/verification.js'
 import type { AuthUser } from '../types.js'
@@ -99,7 +98,7 @@ export const ConnectionForms = {
     const service = social(ctx)
     const provider = servedProvider(ctx)
     const user = ctx.auth.user<AuthUser>()!
-    const outcome = await db().transaction(async (trx) => {
+    const outcome = await service.manager.db().transaction(async (trx) => {
       const identity = await trx(IDENTITIES_TABLE).where({ user_id: user.getKey() as string | number, provider: provider.name }).first()
       if (!identity) return 'none' as const
       if (!(await keepsWayIn(service, trx, user, Number(identity.id)))) return 'last' as const

@@ -15,7 +15,7 @@ import type * as client from 'openid-client'
 import { openid } from './openid.js'
 import type { HttpContext } from '../../http/context.js'
 import { NotFoundError, TooManyRequestsError, ValidationError } from '../../http/errors.js'
-import { db } from '../../database/database-manager.js'
+import type { Knex } from 'knex'
 import { eventBase } from '../events.js'
 import { InvalidCredentialsError } from '../errors.js'
 import { normalizeEmail } from '../email.js'
@@ -76,11 +76,11 @@ export async function verifyIdToken(driver: SocialDriver, idToken: string, nonce
 }
 
 /** Keeps the token's hash until it expires: false when it was used before. */
-async function useOnce(provider: SocialProvider, idToken: string, exp: unknown): Promise<boolean> {
+async function useOnce(db: Knex, provider: SocialProvider, idToken: string, exp: unknown): Promise<boolean> {
   const now = new Date()
   const expires = typeof exp === 'number' ? new Date(exp * 1000) : new Date(now.getTime() + 3_600_000)
   try {
-    await db()(PENDING_TABLE).insert({ kind: 'id_token', token_hash: sha256(`id_token:${idToken}`), provider: provider.name, intent: 'native', data: '{}', created_at: now, expires_at: expires })
+    await db(PENDING_TABLE).insert({ kind: 'id_token', token_hash: sha256(`id_token:${idToken}`), provider: provider.name, intent: 'native', data: '{}', created_at: now, expires_at: expires })
     return true
   } catch (error) {
     if (isUniqueViolation(error)) return false
@@ -114,7 +114,7 @@ export async function signInWithIdToken(ctx: HttpContext): Promise<unknown> {
   }
   const claims = await verifyIdToken(driver, idToken, nonce)
   if (!claims) throw refuse('invalid ID token')
-  if (!(await useOnce(provider, idToken, claims.exp))) throw refuse('ID token used before')
+  if (!(await useOnce(manager.db(), provider, idToken, claims.exp))) throw refuse('ID token used before')
   const profile = { ...profileFromClaims(provider, claims), accessToken: null, refreshToken: null }
   let outcome = await service.loginOf(provider, profile)
   if (!outcome) {

@@ -14,7 +14,6 @@
 import type { Knex } from 'knex'
 import type { Application } from '../../foundation/application.js'
 import type { HttpContext } from '../../http/context.js'
-import { db } from '../../database/database-manager.js'
 import type { Encrypter } from '../../support/encrypter.js'
 import type { AuthManager } from '../auth-manager.js'
 import { normalizeEmail } from '../email.js'
@@ -58,7 +57,7 @@ export class Social {
     readonly manager: AuthManager,
     readonly config: SocialConfig,
   ) {
-    this.store = new SocialStore(() => db())
+    this.store = new SocialStore(manager.db)
   }
 
   appUrl(): string {
@@ -194,7 +193,7 @@ export class Social {
     const now = new Date()
     let userId: unknown
     try {
-      userId = await db().transaction(async (trx: Knex.Transaction) => {
+      userId = await this.manager.db().transaction(async (trx: Knex.Transaction) => {
         const values: Record<string, unknown> = { name: (profile.name ?? profile.email.split('@')[0]).slice(0, 255), [column]: profile.email, password: null, created_at: now, updated_at: now }
         const migrated = this.manager.inventory.migrated
         await migrated.ready(trx)

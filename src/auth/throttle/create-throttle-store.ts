@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import type { Application } from '../../foundation/application.js'
-import { db } from '../../database/database-manager.js'
+import { connectionOf } from '../../database/app-database.js'
 import type { ThrottleStore } from './throttle-store.js'
 import { MemoryThrottleStore } from './memory-throttle-store.js'
 import { RedisThrottleStore } from './redis-throttle-store.js'
@@ -83,6 +83,6 @@ export function createThrottleStore(app: Application): ThrottleStore {
     })
     return new RedisThrottleStore(redis, { prefix: redisPrefix() })
   }
-  if (driver === 'database') return new AutoCreatingThrottleStore(new DatabaseThrottleStore(db()), () => db())
+  if (driver === 'database') return new AutoCreatingThrottleStore(new DatabaseThrottleStore(connectionOf(app)), () => connectionOf(app))
   return new MemoryThrottleStore()
 }

@@ -20,7 +20,6 @@
 import type { HttpContext } from '../../http/context.js'
 import { TooManyRequestsError, UnauthorizedError, ValidationError } from '../../http/errors.js'
 import { sameSitePath } from '../../http/response.js'
-import { db } from '../../database/database-manager.js'
 import { eventBase } from '../events.js'
 import { AUTH_MESSAGES } from '../messages.js'
 import type { AuthUser } from '../types.js'
@@ -101,7 +100,7 @@ async function totpOn(ctx: HttpContext, userId: unknown): Promise<boolean> {
 async function passkeyCount(ctx: HttpContext, userId: unknown): Promise<number> {
   const manager = ctx.auth.manager
   if (!manager.resolved.features.has('passkeys')) return 0
-  const row = await db()('passkeys').where('user_id', userId as string | number).count({ n: '*' }).first()
+  const row = await manager.db()('passkeys').where('user_id', userId as string | number).count({ n: '*' }).first()
   return Number(row?.n ?? 0)
 }
 

@@ -7,7 +7,7 @@
  * first use.
  */
 import type { Application } from '../../foundation/application.js'
-import { db } from '../../database/database-manager.js'
+import { connectionOf } from '../../database/app-database.js'
 import { TwoFactor } from './two-factor.js'
 import { TRUST_PURPOSE } from './trusted-devices.js'
 
@@ -15,7 +15,7 @@ export function registerTwoFactor(app: Application): void {
   app.singleton('auth.two_factor', () => {
     const manager = () => app.make('auth.manager')
     return new TwoFactor({
-      db: () => db(),
+      db: () => connectionOf(app),
       users: () => {
         const model = manager().model
         return { table: model?.getTable?.() ?? 'users', key: model?.getPrimaryKey?.() ?? 'id' }

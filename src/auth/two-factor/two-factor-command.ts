@@ -12,7 +12,7 @@
 import type { Command } from 'commander'
 import { CliError } from '../../cli/cli-error.js'
 import { requestlessEventBase } from '../../api/personal-tokens/issue.js'
-import { db } from '../../database/database-manager.js'
+import { connectionOf } from '../../database/app-database.js'
 import { decodeAppKey } from '../../http/cookie-jar.js'
 import type { CliContext } from '../../cli/context.js'
 import type { Application } from '../../foundation/application.js'
@@ -55,7 +55,7 @@ export function registerTwoFactorCommand(program: Command, ctx: CliContext): voi
         const model = app.make('auth').model
         const user = model ? await model.findForAuth(email) : null
         if (!user) throw new CliError(`No user with the address "${email}".`)
-        const knex = db()
+        const knex = connectionOf(app)
         if (!(await knex.schema.hasColumn(model.getTable(), 'two_factor_secret'))) {
           throw new CliError('The users table has no two-factor columns yet: run "node craft migrate" (craft auth writes the create_two_factor_tables migration).')
         }
@@ -90,7 +90,7 @@ export function registerTwoFactorReencryptCommand(program: Command, ctx: CliCont
         // Console mode boots without a key; re-encrypting needs the real one.
         if (decodeAppKey(process.env.APP_KEY ?? '').length < 32) throw new CliError('APP_KEY is missing or shorter than 32 bytes: set the new key (and the old one in APP_PREVIOUS_KEYS) first.')
         const model = app.make('auth').model
-        if (!model || !(await db().schema.hasColumn(model.getTable(), 'two_factor_secret'))) {
+        if (!model || !(await connectionOf(app).schema.hasColumn(model.getTable(), 'two_factor_secret'))) {
           throw new CliError('The users table has no two-factor columns yet: run "node craft migrate" (craft auth writes the create_two_factor_tables migration).')
         }
         const counts = await app.make('auth.two_factor').reencryptAll()

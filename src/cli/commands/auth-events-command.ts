@@ -4,7 +4,7 @@
  * log, oldest first, one line per event (or a JSON array).
  */
 import type { Command } from 'commander'
-import { db } from '../../database/database-manager.js'
+import { connectionOf } from '../../database/app-database.js'
 import { AUDIT_TABLE } from '../../auth/audit/audit-log.js'
 import { queryAuditEvents, type AuditFilter } from '../../auth/audit/audit-query.js'
 import { CliError } from '../cli-error.js'
@@ -41,14 +41,14 @@ export function registerAuthEventsCommand(program: Command, ctx: CliContext): vo
       if (opts.type !== undefined) filter.type = opts.type
       const app = await ctx.boot('console')
       try {
-        if (!(await db().schema.hasTable(AUDIT_TABLE))) throw new CliError(`There is no ${AUDIT_TABLE} table yet: run "node craft auth" (it adds the migration), then "node craft migrate".`)
+        if (!(await connectionOf(app).schema.hasTable(AUDIT_TABLE))) throw new CliError(`There is no ${AUDIT_TABLE} table yet: run "node craft auth" (it adds the migration), then "node craft migrate".`)
         const emails = new Map<number, string>()
         if (opts.user !== undefined) {
           const user = await app.make('auth').model?.findForAuth(opts.user)
           if (!user) throw new CliError(`No user with the address "${opts.user}".`)
           filter.userId = user.getKey()
         }
-        const events = await queryAuditEvents(db(), filter)
+        const events = await queryAuditEvents(connectionOf(app), filter)
         if (opts.json) {
           ctx.out(JSON.stringify(events, null, 2))
           return

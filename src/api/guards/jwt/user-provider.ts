@@ -6,7 +6,7 @@
  * built only when someone asks for the user.
  */
 import type { Knex } from 'knex'
-import { getDatabase } from '../../../database/database-manager.js'
+import type { PreparedLookup } from '../../../database/prepared-lookup.js'
 import { ModelUserProvider, type AuthModel, type ModelUser } from '../../../auth/user-providers/model-user-provider.js'
 import type { JwtUserProvider, TokenRecord } from './types.js'
 
@@ -41,8 +41,8 @@ export class ModelJwtUserProvider<User extends ModelUser = ModelUser> extends Mo
 
   /** `findRecord` without a promise when the row is at hand (SQLite's kept statement). */
   findRecordNow(id: string): TokenRecord<User> | null | Promise<TokenRecord<User> | null> {
-    const model = this.model as AuthModel & { connection?: string }
-    const row = getDatabase().prepared(model.connection).lookup(model.getTable(), this.#primaryKey, id)
+    const model = this.model as AuthModel & { lookups(): PreparedLookup }
+    const row = model.lookups().lookup(model.getTable(), this.#primaryKey, id)
     return row instanceof Promise ? row.then((found) => this.#record(found)) : this.#record(row)
   }
 

@@ -38,7 +38,7 @@ describe('LoginTokenRepository.findWithUserNow (the login and its user in one re
       t.dateTime('last_used_at').nullable()
     })
     await knex('users').insert({ email: 'ada@example.test', created_at: new Date('2026-01-02T03:04:05Z') })
-    repo = new LoginTokenRepository(() => getDatabase().connection(), { table: 'login_tokens', lifetime: 60, idleTimeout: 30 })
+    repo = new LoginTokenRepository(() => getDatabase(), { table: 'login_tokens', lifetime: 60, idleTimeout: 30 })
   })
 
   after(async () => {

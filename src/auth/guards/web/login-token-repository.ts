@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex'
 import { randomToken, sha256Hex } from '../../tokens/index.js'
-import { getDatabase } from '../../../database/database-manager.js'
+import type { DatabaseManager } from '../../../database/database-manager.js'
 import { isPlainIdentifier, quoteIdentifier, UNAVAILABLE } from '../../../database/prepared-lookup.js'
 
 export interface LoginTokenOptions {
@@ -40,14 +40,19 @@ export function epochMs(value: unknown): number | null {
 }
 
 export class LoginTokenRepository {
-  readonly #db: () => Knex
+  readonly #database: () => DatabaseManager
   readonly #options: LoginTokenOptions
   /** `findWithUserNow`'s statement key and SQL for the last users table asked about. */
   #joined: { users: string; primaryKey: string; key: string; sql: string } | undefined
 
-  constructor(db: () => Knex, options: LoginTokenOptions) {
-    this.#db = db
+  /** `database`: the app's manager (`app.make('db.manager')`); the logins live on its default connection. */
+  constructor(database: () => DatabaseManager, options: LoginTokenOptions) {
+    this.#database = database
     this.#options = options
+  }
+
+  #db(): Knex {
+    return this.#database().connection()
   }
 
   /** Creates a login and returns the token for the cookie (never stored as is). */
@@ -73,7 +78,7 @@ export class LoginTokenRepository {
     if (typeof token !== 'string' || token.length < 20 || token.length > 200) return null
     digest ??= sha256Hex(token)
     // `lookup`, not `findBy`: on SQLite the row is at hand, with no promise to wrap and await.
-    const found = getDatabase().prepared().lookup(this.#options.table, 'token_hash', digest)
+    const found = this.#database().prepared().lookup(this.#options.table, 'token_hash', digest)
     const row = found instanceof Promise ? await found : found
     if (!row) return null
     const now = Date.now()
@@ -116,7 +121,7 @@ export class LoginTokenRepository {
       }
     }
     const { key, sql } = joined
-    const prepared = getDatabase().prepared()
+    const prepared = this.#database().prepared()
     const values = prepared.queryNow(key, sql, digest)
     if (values === UNAVAILABLE || values === undefined) return UNAVAILABLE
     const created = epochMs(values[1])
@@ -135,7 +140,7 @@ export class LoginTokenRepository {
    * `findWithUserNow` answers): the caller then takes `findUserId`, which does those writes.
    */
   async findWithUser(digest: string, users: UserRowSource): Promise<{ userId: unknown; user: Record<string, unknown> } | null | typeof UNAVAILABLE> {
-    if (getDatabase().driver() === 'sqlite') return UNAVAILABLE
+    if (this.#database().driver() === 'sqlite') return UNAVAILABLE
     const db = this.#db()
     const aliases = JOINED_COLUMNS.map((c) => [c, `${JOINED_ALIAS}${c}`])
     const result: unknown = await db.raw(
