@@ -108,8 +108,8 @@ export function violation(from, to, specifier) {
   const fromFeature = featureOf(from)
   const toFeature = featureOf(to)
   if (!toFeature || toFeature === fromFeature) return null
-  // The feature list (auth/features/) imports each feature's module.
-  if (from.startsWith('auth/features/') && to === `auth/${toFeature}/feature.ts`) return null
+  // The feature list (auth/features/) imports each feature's module, and its craft commands' list.
+  if (from.startsWith('auth/features/') && (to === `auth/${toFeature}/feature.ts` || to === `auth/${toFeature}/commands.ts`)) return null
   if (fromFeature) {
     return to === `auth/${toFeature}/index.ts` ? null : `the feature ${fromFeature} may import the feature ${toFeature} only through auth/${toFeature}/index.ts: ${to}`
   }

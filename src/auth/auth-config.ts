@@ -295,3 +295,9 @@ export function resolveAuthConfig(guards: unknown, options: { requireModel: bool
     mfa: resolveMfa(config.mfa),
   }
 }
+
+declare module '../foundation/config-files.js' {
+  interface ConfigFiles {
+    auth: { GUARDS?: AuthGuardsConfig }
+  }
+}

@@ -31,8 +31,8 @@ export type GuardFactory = (ctx: HttpContext, name: string) => Guard<any>
 export interface AuthManagerDependencies {
   /** The app's default connection (its `db.manager`): where the auth tables live. */
   db: () => Knex
-  /** `GUARDS` as written in config/auth.ts. */
-  config: AuthGuardsConfig
+  /** `GUARDS` as written in config/auth.ts (undefined without one: the defaults apply). */
+  config: AuthGuardsConfig | undefined
   resolved: ResolvedAuthConfig
   hasher: Hasher
   policy: PasswordPolicy

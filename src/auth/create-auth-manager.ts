@@ -4,6 +4,7 @@
  * broker (mail through the mailable bound at `auth.reset_mailable`), registration, and the `web`
  * guard's factory.
  */
+import { appUrl } from '../foundation/config-files.js'
 import type { Application } from '../foundation/application.js'
 import { connectionOf, databaseOf } from '../database/app-database.js'
 import type { Mailer } from '../mail/index.js'
@@ -43,7 +44,7 @@ export function createAuthManager(app: Application): AuthManager {
     model: resolved.model,
     table: resolved.passwordResetTable,
     expiration: resolved.passwordResetExpiration,
-    appUrl: String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://localhost:8000'),
+    appUrl: appUrl(app),
     hash: (password) => hasher.hash(password),
     revokeAllLogins: async (userId, trx) => {
       await inventory.revokeAll(userId, { reason: 'password_reset', trx })

@@ -8,6 +8,7 @@
  */
 import type { Command } from 'commander'
 import type { CliContext } from './context.js'
+import { FEATURE_COMMANDS } from '../auth/features/commands.js'
 
 type Register = (program: Command, ctx: CliContext) => void
 
@@ -25,13 +26,6 @@ export const COMMANDS: readonly CommandEntry[] = [
   { names: ['auth:prune'], load: async () => [(await import('./commands/auth-prune-command.js')).registerAuthPruneCommand] },
   { names: ['api:install'], load: async () => [(await import('./commands/api-install-command.js')).registerApiInstallCommand] },
   { names: ['token:create'], load: async () => [(await import('./commands/token-create-command.js')).registerTokenCreateCommand] },
-  {
-    names: ['two-factor:disable', 'two-factor:reencrypt'],
-    load: async () => {
-      const m = await import('../auth/two-factor/two-factor-command.js')
-      return [m.registerTwoFactorCommand, m.registerTwoFactorReencryptCommand]
-    },
-  },
   { names: ['openapi'], load: async () => [(await import('./commands/openapi-command.js')).registerOpenApiCommand] },
   { names: ['client'], load: async () => [(await import('./commands/client-command.js')).registerClientCommand] },
   { names: ['migration'], load: async () => [(await import('./commands/migration-command.js')).registerMigrationCommand] },
@@ -41,10 +35,11 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   { names: ['controller'], load: async () => [(await import('./commands/controller-command.js')).registerControllerCommand] },
   { names: ['routes:list'], load: async () => [(await import('./commands/routes-list-command.js')).registerRoutesListCommand] },
-  { names: ['social:add'], load: async () => [(await import('../auth/social/add-command.js')).registerSocialAddCommand] },
   { names: ['key:generate'], load: async () => [(await import('./commands/key-generate-command.js')).registerKeyGenerateCommand] },
   { names: ['test'], load: async () => [(await import('./commands/test-command.js')).registerTestCommand] },
   { names: ['typecheck'], load: async () => [(await import('./commands/typecheck-command.js')).registerTypecheckCommand] },
+  // The auth features' own (two factors, social sign-in), each from its folder.
+  ...(FEATURE_COMMANDS as readonly CommandEntry[]),
 ]
 
 /**

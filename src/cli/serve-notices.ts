@@ -10,14 +10,10 @@
  * - (after boot, `passkeyNotice`) passkeys on while `APP_URL`'s host is an IP address, which
  *   WebAuthn refuses as a relying party: a warning naming passkeys and `APP_URL`.
  */
+import { DEFAULT_APP_URL } from '../foundation/config-files.js'
 import { isIP } from 'node:net'
 
-/**
- * The `APP_URL` that `craft new` writes and the config falls back to: `localhost`, not
- * 127.0.0.1, because WebAuthn (passkeys) refuses an IP address. The server still listens on
- * 127.0.0.1 unless `--host` says otherwise.
- */
-export const DEFAULT_APP_URL = 'http://localhost:8000'
+export { DEFAULT_APP_URL }
 /** The generated `APP_URL` of apps made before (followed with `--port` like the current one). */
 export const LEGACY_APP_URL = 'http://127.0.0.1:8000'
 

@@ -30,7 +30,7 @@ type ConfigSource = Pick<Application, 'config'>
  * Throws a `FrameworkError` (`E_CORS_CONFIG`) naming `config/cors.ts` or `CORS_ORIGINS`.
  */
 export function resolveCorsConfig(app: ConfigSource, environment: NodeJS.ProcessEnv = process.env): CorsConfig | null {
-  const file = app.config<{ CORS?: Record<string, unknown> }>('cors')
+  const file = app.config('cors')
   if (file === undefined || file === null) return null
   const raw: Record<string, unknown> = file.CORS ?? {}
   if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('config/cors.ts: CORS must be an object ({ origins, credentials, max_age }).')
@@ -83,4 +83,11 @@ export function serialisedOrigin(value: string): string | null {
 
 function invalid(message: string): FrameworkError {
   return new FrameworkError('E_CORS_CONFIG', message)
+}
+
+declare module '../foundation/config-files.js' {
+  interface ConfigFiles {
+    /** Read and checked by this module. */
+    cors: { CORS?: Record<string, unknown> }
+  }
 }

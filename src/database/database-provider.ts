@@ -45,3 +45,9 @@ declare module '../container/bindings.js' {
     'db.manager': DatabaseManager
   }
 }
+
+declare module '../foundation/config-files.js' {
+  interface ConfigFiles {
+    database: { DATABASES?: DatabasesConfig }
+  }
+}

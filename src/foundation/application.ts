@@ -10,6 +10,7 @@ import { Logger } from '../support/logger.js'
 import { Emitter } from '../events/emitter.js'
 import type { ServiceProvider } from './service-provider.js'
 import type { HttpKernel } from './http-kernel.js'
+import type { ConfigFiles } from './config-files.js'
 
 import { FRAMEWORK_ROOT } from '../support/framework-root.js'
 
@@ -24,7 +25,7 @@ export class Application extends Container {
   readonly providers: ServiceProvider[] = []
   kernel!: HttpKernel
   isDebug: boolean
-  #config = new Map<string, any>()
+  #config = new Map<string, unknown>()
   #shutdownHooks: (() => unknown)[] = []
   #shuttingDown?: Promise<void>
 
@@ -50,9 +51,14 @@ export class Application extends Container {
     return join(FRAMEWORK_ROOT, ...segments)
   }
 
-  /** The exports of `config/<name>.ts`, or undefined when the app has no such file. */
-  config<T = any>(name: string): T | undefined {
-    return this.#config.get(name) as T | undefined
+  /**
+   * The exports of `config/<name>.ts`, or undefined when the app has no such file: typed for the
+   * files declared in `ConfigFiles`, a plain record (or the `T` asked for) for others.
+   */
+  config<K extends keyof ConfigFiles>(name: K): ConfigFiles[K] | undefined
+  config<T = Record<string, unknown>>(name: string): T | undefined
+  config(name: string): unknown {
+    return this.#config.get(name)
   }
 
   setConfig(name: string, exports: unknown): void {

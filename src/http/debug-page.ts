@@ -28,9 +28,12 @@ export interface DebugRequestDetails {
   headers: Record<string, string>
   query: Record<string, string>
   cookies: string[]
-  /** Session keys; undefined when the request has no session. */
-  session?: string[]
+  /** What providers add (`ExceptionHandler.debugDetails`): a title and a line each. */
+  extra: Record<string, string>
 }
+
+/** A provider's part of the debug page's request: `{ title: line }`, secrets left out; undefined for nothing. */
+export type DebugDetail = (ctx: HttpContext) => Record<string, string> | undefined
 
 function maskValue(name: string, value: unknown): string {
   if (SECRET_NAME.test(name)) return MASK
@@ -38,7 +41,7 @@ function maskValue(name: string, value: unknown): string {
 }
 
 /** What the page shows of the request, secrets masked (see the module comment). */
-export function debugRequestDetails(ctx: HttpContext): DebugRequestDetails {
+export function debugRequestDetails(ctx: HttpContext, details: readonly DebugDetail[] = []): DebugRequestDetails {
   const request = ctx.request
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(request.raw.headers)) {
@@ -56,11 +59,13 @@ export function debugRequestDetails(ctx: HttpContext): DebugRequestDetails {
   const qs = Object.entries(query).map(([name, value]) => `${name}=${value}`).join('&')
   const cookieHeader = request.raw.headers.cookie ?? ''
   const cookies = [...new Set(cookieHeader.split(';').map((c) => c.split('=')[0]!.trim()).filter(Boolean))]
-  let session: string[] | undefined
-  try {
-    session = ctx.hasSession ? Object.keys(ctx.session.all()) : undefined
-  } catch {
-    session = undefined
+  const extra: Record<string, string> = {}
+  for (const detail of details) {
+    try {
+      Object.assign(extra, detail(ctx))
+    } catch {
+      // A part that cannot be read (a session store that is down) is left out, not the page.
+    }
   }
   return {
     method: request.method,
@@ -69,7 +74,7 @@ export function debugRequestDetails(ctx: HttpContext): DebugRequestDetails {
     headers,
     query,
     cookies,
-    session,
+    extra,
   }
 }
 
@@ -129,7 +134,7 @@ export async function renderDebugPage(error: unknown, options: DebugPageOptions)
     Headers: rows(r.headers),
     ...(Object.keys(r.query).length > 0 ? { Query: rows(r.query) } : {}),
     Cookies: { key: 'names', value: r.cookies.length > 0 ? r.cookies.join(', ') + ' (values hidden)' : 'none' },
-    Session: { key: 'keys', value: r.session === undefined ? 'no session on this route' : r.session.length > 0 ? r.session.join(', ') + ' (values hidden)' : 'empty' },
+    ...Object.fromEntries(Object.entries(r.extra).map(([title, line]) => [escapeHtml(title), { key: 'keys', value: line }])),
   })
   youch.metadata.group('App', {
     Runtime: [

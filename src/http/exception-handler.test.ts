@@ -65,7 +65,7 @@ describe('ExceptionHandler', () => {
       const { ctx, handler } = context(headers, { url })
       ctx.app.router.mount([Route.get('/form', () => 'form'), Route.post('/form', () => 'sent'), Route.post('/only-post', () => 'sent')])
       const flashed: unknown[] = []
-      ctx.session = { flashErrors: (e: unknown) => flashed.push(e), flashInput: (i: unknown) => flashed.push(i) } as never
+      handler.formErrors.push((_ctx, e) => flashed.push(e.errors) > 0)
       handler.render(ctx, error)
       assert.equal(ctx.response.statusCode, 302)
       assert.deepEqual(flashed[0], { name: ['Required.'] })
@@ -75,6 +75,14 @@ describe('ExceptionHandler', () => {
     assert.equal(back('/only-post'), '/', 'a POST-only path would answer 405')
     assert.equal(back('/only-post', {}, new ValidationError({ name: ['Required.'] }, undefined, { back: '/form' })), '/form')
     assert.equal(back('/only-post', { referer: 'http://127.0.0.1/form?step=2' }), '/form?step=2')
+  })
+
+  it('a failed web form nobody keeps (no session on the route) gets the error page, not a redirect', () => {
+    const { ctx, handler } = context({}, { url: '/form' })
+    handler.formErrors.push(() => false)
+    handler.render(ctx, new ValidationError({ name: ['Required.'] }))
+    assert.equal(ctx.response.statusCode, 422)
+    assert.equal(ctx.response.getHeader('location'), undefined)
   })
 
   it('logs the route pattern, never a secret in a path parameter', () => {

@@ -4,8 +4,8 @@
  * - `HttpError`: its status, code and headers. JSON `{ message, code, ...details }` for API
  *   routes, paths under an API prefix, requests that accept JSON and requests that sent JSON;
  *   an HTML page otherwise.
- * - `ValidationError` on a web form (session present, not JSON): 302 back with the errors and
- *   the input (never passwords) flashed.
+ * - `ValidationError` on a web form (not JSON) that a `formErrors` keeper takes (the session
+ *   provider's flashes the errors and the input, never passwords): 302 back.
  * - Anything else: logged with its stack, answered 500 `E_INTERNAL` with no detail unless
  *   `APP_DEBUG=true`. Lost database connections answer 503 `E_UNAVAILABLE`.
  * - With `APP_DEBUG=true`, an unexpected error (500 `E_INTERNAL`): JSON gets `stack`; an HTML request gets the debug page
@@ -17,17 +17,23 @@ import type { HttpApplication } from './http-application.js'
 import type { HttpContext } from './context.js'
 import { HttpError } from './http-error.js'
 import { InternalError, ValidationError } from './errors.js'
-import { debugRequestDetails, renderDebugPage } from './debug-page.js'
+import { debugRequestDetails, renderDebugPage, type DebugDetail } from './debug-page.js'
 import { statusText } from './status-text.js'
 
 export type ErrorTranslator = (error: unknown) => unknown
 export type ErrorPageRenderer = (page: { status: number; message: string; code: string; stack?: string }) => string
+/** Keeps a failed web form's errors for the page it goes back to; false when it cannot (no session on the route). */
+export type FormErrorKeeper = (ctx: HttpContext, error: ValidationError) => boolean
 
 export class ExceptionHandler {
   readonly #app: HttpApplication
   /** Maps driver errors (e.g. a lost database connection) to HttpErrors; set by providers. */
   translators: ErrorTranslator[] = []
   renderPage: ErrorPageRenderer = defaultErrorPage
+  /** Who keeps a failed web form's errors and input (the session provider); none: the error page. */
+  formErrors: FormErrorKeeper[] = []
+  /** What providers add to the debug page's request (the session's keys, ...): a title and a line, secrets left out. */
+  debugDetails: DebugDetail[] = []
 
   constructor(app: HttpApplication) {
     this.#app = app
@@ -66,9 +72,7 @@ export class ExceptionHandler {
     res.cookies.clear()
     const json = this.wantsJson(ctx)
 
-    if (httpError instanceof ValidationError && !json && ctx.hasSession) {
-      ctx.session.flashErrors(httpError.errors)
-      ctx.session.flashInput(ctx.request.all())
+    if (httpError instanceof ValidationError && !json && this.formErrors.some((keep) => keep(ctx, httpError))) {
       // Without a Referer: the form's own path when it answers GET (GET /register, POST /register),
       // else the home page; going back to a POST-only path would end on a 405.
       const path = ctx.request.path
@@ -110,7 +114,7 @@ export class ExceptionHandler {
         status: httpError.status,
         title: statusText(httpError.status),
         code: httpError.code,
-        request: debugRequestDetails(ctx),
+        request: debugRequestDetails(ctx, this.debugDetails),
       })
       ctx.response.html(page)
     } catch (failure) {

@@ -30,7 +30,7 @@ export interface MailConfig {
 type ConfigApp = Pick<Application, 'config' | 'path'>
 
 export function resolveMailConfig(app: ConfigApp, overrides: Partial<MailConfig> = {}): MailConfig {
-  const raw: Record<string, unknown> = { ...(app.config<{ MAIL?: Record<string, unknown> }>('mail')?.MAIL ?? {}), ...overrides }
+  const raw: Record<string, unknown> = { ...(app.config('mail')?.MAIL ?? {}), ...overrides }
   const pick = (key: string, envName?: string): unknown => {
     const value = raw[key]
     if (value !== undefined && value !== null && value !== '') return value
@@ -68,4 +68,11 @@ function toBoolean(value: unknown): boolean {
 
 function invalid(key: string, detail: string): FrameworkError {
   return new FrameworkError('E_MAIL_CONFIG', `config/mail.ts: MAIL.${key} ${detail}.`)
+}
+
+declare module '../foundation/config-files.js' {
+  interface ConfigFiles {
+    /** Read and checked by this module. */
+    mail: { MAIL?: Record<string, unknown> }
+  }
 }

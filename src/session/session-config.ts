@@ -37,7 +37,7 @@ export const SESSION_DEFAULTS = {
 type ConfigSource = Pick<Application, 'config'>
 
 export function resolveSessionConfig(app: ConfigSource): SessionConfig {
-  const raw: Record<string, unknown> = { ...(app.config<{ SESSION?: Record<string, unknown> }>('session')?.SESSION ?? {}) }
+  const raw: Record<string, unknown> = { ...(app.config('session')?.SESSION ?? {}) }
   const pick = (key: string, envName?: string): unknown => {
     const value = raw[key]
     if (value !== undefined && value !== null && value !== '') return value
@@ -69,4 +69,11 @@ function minutes(key: string, value: unknown): number {
 
 function invalid(key: string, detail: string): FrameworkError {
   return new FrameworkError('E_SESSION_CONFIG', `config/session.ts: SESSION.${key} ${detail}.`)
+}
+
+declare module '../foundation/config-files.js' {
+  interface ConfigFiles {
+    /** Read and checked by this module. */
+    session: { SESSION?: Record<string, unknown> }
+  }
 }

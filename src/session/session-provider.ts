@@ -13,7 +13,23 @@ import { CSRF_TOKEN_PATH, csrfTokenRoute } from './csrf-token-route.js'
 
 export class SessionProvider extends ServiceProvider {
   override register(): void {
-    sessionConfig(this.application)
+    const app = this.application
+    sessionConfig(app)
+    if (!app.has('exceptions')) return
+    const handler = app.make('exceptions')
+    // A failed web form goes back with its errors and input (never passwords) flashed.
+    handler.formErrors.push((ctx, error) => {
+      if (!ctx.hasSession) return false
+      ctx.session.flashErrors(error.errors)
+      ctx.session.flashInput(ctx.request.all())
+      return true
+    })
+    // The debug page names the session's keys, never their values.
+    handler.debugDetails.push((ctx) => {
+      if (!ctx.hasSession) return { Session: 'no session on this route' }
+      const keys = Object.keys(ctx.session.all())
+      return { Session: keys.length > 0 ? `${keys.join(', ')} (values hidden)` : 'empty' }
+    })
   }
 
   override boot(): void {

@@ -14,6 +14,7 @@
  * delays or fails the request; failures are logged (`auth.verify_mail_failed`,
  * `auth.email_change_notice_failed`).
  */
+import { appUrl } from '../../foundation/config-files.js'
 import type { Knex } from 'knex'
 import type { HttpContext } from '../../http/context.js'
 import type { Application } from '../../foundation/application.js'
@@ -45,11 +46,6 @@ function modelOf(ctx: HttpContext): any {
 
 function authColumn(ctx: HttpContext): string {
   return manager(ctx).model?.authColumn ?? 'email'
-}
-
-/** `APPLICATION.url` (else `APP_URL`) without a trailing slash, as in reset links. */
-function appUrl(app: Application): string {
-  return String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://localhost:8000').replace(/\/+$/, '')
 }
 
 /** Sends `build()`'s mailable without waiting; a failure is logged as `<what>_failed`, never thrown. */

@@ -28,6 +28,7 @@
  * `item`, e.g. `{ kind: 'passkeys', id }`), so that using the link removes that item and every
  * way in created since (secure-account.ts).
  */
+import { appUrl } from '../../foundation/config-files.js'
 import type { Application } from '../../foundation/application.js'
 import type { HttpContext } from '../../http/context.js'
 import type { Mailable, Mailer } from '../../mail/index.js'
@@ -120,10 +121,6 @@ const TEXT: Readonly<Record<string, { subject: string; summary: (e: NoticePayloa
 
 type NoticeMailable = new (user: AuthUser & { email: string; name?: string }, notice: SecurityNotice) => Mailable
 
-/** `<APPLICATION.url>` of config/application.ts (APP_URL), without a trailing slash. */
-export function appUrl(app: Application): string {
-  return String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://localhost:8000').replace(/\/+$/, '')
-}
 
 /** What a "This wasn't me" link records beside its hashed token (`user_tokens.email` and `details`). */
 export interface SecureLinkReport {

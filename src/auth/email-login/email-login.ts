@@ -11,6 +11,7 @@
  *   the address's budgets codes for it are refused until a link of it is used (which clears them).
  *   The work is the same whether or not a code exists: one read, the slots, one HMAC.
  */
+import { appName, appUrl } from '../../foundation/config-files.js'
 import type { Application } from '../../foundation/application.js'
 import type { HttpContext } from '../../http/context.js'
 import type { Mailer } from '../../mail/index.js'
@@ -53,11 +54,11 @@ export class EmailLogin {
 
   /** `APPLICATION.url` (else APP_URL) without a trailing slash. */
   appUrl(): string {
-    return String(this.app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://127.0.0.1:8000').replace(/\/+$/, '')
+    return appUrl(this.app)
   }
 
   appName(): string {
-    return String(this.app.config('application')?.APPLICATION?.name ?? process.env.APP_NAME ?? 'Trowel')
+    return appName(this.app)
   }
 
   provider(): ModelUserProvider {

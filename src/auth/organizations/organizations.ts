@@ -6,6 +6,7 @@
  * request: the route's `@organization` (a slug), else the `X-Organization` header, else the
  * session's; read once per request (one indexed look-up) and kept on the context.
  */
+import { appName, appUrl } from '../../foundation/config-files.js'
 import type { Knex } from 'knex'
 import type { Application } from '../../foundation/application.js'
 import type { HttpContext } from '../../http/context.js'
@@ -119,11 +120,11 @@ export class Organizations {
   }
 
   appUrl(): string {
-    return String(this.app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://127.0.0.1:8000').replace(/\/+$/, '')
+    return appUrl(this.app)
   }
 
   appName(): string {
-    return String(this.app.config('application')?.APPLICATION?.name ?? process.env.APP_NAME ?? 'Trowel')
+    return appName(this.app)
   }
 
   /** Mails the invitation after the answer; a failure is logged, never thrown. */

@@ -6,24 +6,22 @@
  * name authenticators show). Bound whatever the features, so other features can ask whether a
  * user has passkeys; built on first use.
  */
+import { appName, appUrl, DEFAULT_APP_URL } from '../../foundation/config-files.js'
 import type { Application } from '../../foundation/application.js'
 import { connectionOf } from '../../database/app-database.js'
 import { decodeAppKey } from '../../http/cookie-jar.js'
 import { Passkeys, type RelyingParty } from './passkeys.js'
 
-const DEFAULT_URL = 'http://localhost:8000'
 
 /** The relying party of `app`: APP_URL's hostname and origin, APP_NAME. */
 export function relyingPartyOf(app: Application): RelyingParty {
-  const config = app.config('application')?.APPLICATION as { url?: unknown; name?: unknown } | undefined
-  const raw = String(config?.url ?? process.env.APP_URL ?? DEFAULT_URL)
   let url: URL
   try {
-    url = new URL(raw)
+    url = new URL(appUrl(app))
   } catch {
-    url = new URL(DEFAULT_URL)
+    url = new URL(DEFAULT_APP_URL)
   }
-  const name = String(config?.name ?? process.env.APP_NAME ?? 'Trowel')
+  const name = appName(app)
   return { id: url.hostname.replace(/^\[|\]$/g, ''), origin: url.origin, name }
 }
 

@@ -10,6 +10,7 @@
  * the address's owner confirm, from their own mailbox, an account that the signer's identity
  * opens. Each mail costs a slot of the client's `ip` budget.
  */
+import { appName as nameOfApp } from '../../foundation/config-files.js'
 import type { HttpContext } from '../../http/context.js'
 import { Mailable, type Mailer } from '../../mail/index.js'
 import { validate } from '../../validation/index.js'
@@ -77,7 +78,7 @@ export const SocialEmailForms = {
     const token = newSecret()
     await service.store.putPending(token, { kind: 'email', provider: provider.name, intent: 'login', browser: service.browser(ctx), data: { subject: row.data.subject, name: row.data.name ?? null, email: address } }, EMAIL_LINK_MINUTES)
     const url = `${service.appUrl()}/auth/${provider.name}/email/${token}`
-    const appName = String(ctx.app.config('application')?.APPLICATION?.name ?? process.env.APP_NAME ?? 'Trowel')
+    const appName = nameOfApp(ctx.app)
     const where = { ip: ctx.request.ip(), request_id: ctx.request.id }
     setImmediate(() => {
       ctx.app

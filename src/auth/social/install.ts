@@ -5,6 +5,7 @@
  * every template (the buttons of /login and /register), and the login hook that settles a pending
  * link-up.
  */
+import { inProduction } from '../../foundation/config-files.js'
 import type { Application } from '../../foundation/application.js'
 import { resolveSocialConfig } from './config.js'
 import { Social } from './social.js'
@@ -20,7 +21,7 @@ declare module '../../container/bindings.js' {
 
 export function installSocial(app: Application): void {
   const manager = app.make('auth.manager')
-  const production = String(app.config('application')?.APPLICATION?.env ?? process.env.APP_ENV ?? '').toLowerCase() === 'production'
+  const production = inProduction(app)
   const own = resolveSocialConfig(app.config('social')?.SOCIAL, { production })
   const service = new Social(app, manager, own)
   app.singleton('auth.social', () => service)

@@ -11,6 +11,7 @@
  * - no account: created only from a verified address (registration on); an unverified or missing
  *   address is asked for and confirmed by a mailed link first.
  */
+import { appUrl } from '../../foundation/config-files.js'
 import type { Knex } from 'knex'
 import type { Application } from '../../foundation/application.js'
 import type { HttpContext } from '../../http/context.js'
@@ -61,7 +62,7 @@ export class Social {
   }
 
   appUrl(): string {
-    return String(this.app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? 'http://localhost:8000').replace(/\/+$/, '')
+    return appUrl(this.app)
   }
 
   /** The served providers, in config order. */

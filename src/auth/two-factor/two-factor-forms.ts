@@ -24,6 +24,7 @@
  * JSON clients get `{ enabled, secret, otpauth_url }` (off), `{ enabled, confirmed_at,
  * recovery_codes_remaining }` (on, with `recovery_codes` once after a POST made them).
  */
+import { appName } from '../../foundation/config-files.js'
 import type { HttpContext } from '../../http/context.js'
 import { answerData } from '../../session/json-forms.js'
 import { ValidationError } from '../../http/errors.js'
@@ -60,8 +61,7 @@ function service(ctx: HttpContext): TwoFactor {
 
 /** The issuer shown in authenticator apps: `APPLICATION.name` (APP_NAME), as the pages' header. */
 function issuer(ctx: HttpContext): string {
-  const name = ctx.app.config<{ APPLICATION?: { name?: unknown } }>('application')?.APPLICATION?.name ?? process.env.APP_NAME
-  return typeof name === 'string' && name.trim() !== '' ? name.trim() : 'Trowel'
+  return appName(ctx.app).trim() || 'Trowel'
 }
 
 function accountName(ctx: HttpContext, user: unknown): string {

@@ -7,6 +7,7 @@
  * process only supervises: it runs the server in a child process and restarts it (debounced,
  * 200 ms) when a source file of the app changes (see `watchAndServe`).
  */
+import { appUrl as appUrlOf } from '../../foundation/config-files.js'
 import cluster from 'node:cluster'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { watch } from 'node:fs'
@@ -20,7 +21,7 @@ import type { CliContext } from '../context.js'
 import { colors } from '../output.js'
 import { appModulesReady } from '../../foundation/app-modules.js'
 import { metricsToken } from '../../observability/metrics-token.js'
-import { DEFAULT_APP_URL, passkeyNotice, serveNotices } from '../serve-notices.js'
+import { passkeyNotice, serveNotices } from '../serve-notices.js'
 import type { Application } from '../../foundation/application.js'
 
 interface ServeOptions {
@@ -54,10 +55,6 @@ function parseWorkers(value: string | undefined): number {
   return n
 }
 
-/** APP_URL as the app uses it: config/application.ts, else the environment, else the default. */
-function appUrlOf(app: Application): string {
-  return String(app.config('application')?.APPLICATION?.url ?? process.env.APP_URL ?? DEFAULT_APP_URL)
-}
 
 /** Whether the `passkeys` feature is on (`GUARDS.features` of config/auth.ts). */
 function passkeysOn(app: Application): boolean {
