@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { JwtService } from './jwt-service.js'
 import { bindModelApi } from './jwt-service-registry.js'
 import { AuthenticatesTokens } from './authenticates-tokens.js'
+import { DatabaseManager } from '../database/database-manager.js'
 import { hasSecondFactor } from '../auth/login/amr.js'
 
 const SECRET = 's'.repeat(64)
@@ -58,7 +59,7 @@ describe('AuthenticatesTokens.generateJwt', () => {
 })
 
 describe('AuthenticatesTokens.createToken', () => {
-  it("creates through the app's personal tokens and tells the app's events (never the token's value); a model no app serves is refused", async () => {
+  it("creates through the app's personal tokens and tells the app's events (never the token's value)", async () => {
     const made: unknown[] = []
     const events: { name: string; payload: Record<string, unknown> }[] = []
     const personalTokens = {
@@ -74,7 +75,35 @@ describe('AuthenticatesTokens.createToken', () => {
     assert.deepEqual(made, [[7, 'ci', { abilities: ['posts:read'] }]])
     assert.deepEqual(events.map((e) => [e.name, e.payload.name, e.payload.abilities, e.payload.ip]), [['auth:token_issued', 'ci', 'posts:read', '']])
     assert.ok(!JSON.stringify(events).includes('secret'), 'the value is never in the event')
-    const Unserved = AuthenticatesTokens(Base as never) as unknown as Creator
-    await assert.rejects(new Unserved(5).createToken('ci'), /JWT API is not enabled for this model/)
+  })
+
+  it("without an app, creates through the model's own database", async () => {
+    // SQLite in memory whatever the suite's database: the token table's name is fixed.
+    const manager = new DatabaseManager({ default: 'sqlite', sqlite: { driver: 'sqlite', database: ':memory:' } } as never, process.cwd())
+    try {
+      await manager.connection().schema.createTable('personal_access_tokens', (t) => {
+        t.increments('id')
+        t.integer('user_id')
+        t.string('name')
+        t.string('token_hash', 64).unique()
+        t.text('abilities')
+        t.dateTime('created_at')
+        t.dateTime('last_used_at').nullable()
+        t.dateTime('expires_at').nullable()
+      })
+      class Stored extends Base {
+        static database() {
+          return manager
+        }
+      }
+      const User = AuthenticatesTokens(Stored as never) as unknown as new (id: number) => Base & { createToken(name: string): Promise<string> }
+      const token = await new User(9).createToken('script')
+      assert.match(token, /^trw_1_/)
+      const rows = await manager.connection()('personal_access_tokens').select('user_id', 'name', 'token_hash')
+      assert.deepEqual(rows.map((r) => [r.user_id, r.name]), [[9, 'script']])
+      assert.notEqual(rows[0].token_hash, token, 'only its digest is stored')
+    } finally {
+      await manager.close()
+    }
   })
 })

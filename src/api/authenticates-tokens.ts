@@ -7,8 +7,9 @@
  * a personal access token (see api/personal-tokens).
  */
 import type { ModelClass } from '../database/model.js'
-import { jwtServiceOf, modelApiOf } from './jwt-service-registry.js'
-import type { CreateTokenOptions } from './personal-tokens/repository.js'
+import { boundModelApi, jwtServiceOf } from './jwt-service-registry.js'
+import { PersonalTokenRepository, type CreateTokenOptions } from './personal-tokens/repository.js'
+import type { DatabaseManager } from '../database/database-manager.js'
 import { issuePersonalToken } from './personal-tokens/issue.js'
 
 const TOKEN_HIDDEN = new WeakMap<object, { own: readonly string[]; column: string; fields: readonly string[] }>()
@@ -44,8 +45,12 @@ export function AuthenticatesTokens<T extends ModelClass>(Base: T) {
      * may do (`['*']` = everything; default none); `expiresIn`: minutes (default: never expires).
      */
     async createToken(name: string, options: CreateTokenOptions = {}): Promise<string> {
-      const api = modelApiOf(this)
-      const created = await issuePersonalToken(api.personalTokens(), this as never, name, options, { emitter: api.events })
+      // The app's personal tokens and events; a script that set up a database but booted no app
+      // (no ApiProvider) writes through the model's own database, and nobody is told.
+      const api = boundModelApi(this)
+      const model = this.constructor as unknown as { database(): DatabaseManager; connection?: string }
+      const repository = api?.personalTokens() ?? new PersonalTokenRepository({ database: () => model.database(), connection: model.connection })
+      const created = await issuePersonalToken(repository, this as never, name, options, { emitter: api?.events })
       return created.token
     }
   }

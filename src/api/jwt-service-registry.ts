@@ -31,9 +31,14 @@ export function jwtServiceOf(user: object): JwtService {
   return modelApiOf(user).jwt()
 }
 
-/** The API services of the app whose `DRIVERS.jwt.model` is `user`'s class (or one it extends). */
+/** The API services of the app whose `DRIVERS.jwt.model` is `user`'s class (or one it extends); undefined when no app serves it. */
+export function boundModelApi(user: object): ModelApi | undefined {
+  return (user.constructor as WithApi | undefined)?.[MODEL_API]
+}
+
+/** `boundModelApi`, refusing a model no app serves. */
 export function modelApiOf(user: object): ModelApi {
-  const api = (user.constructor as WithApi | undefined)?.[MODEL_API]
+  const api = boundModelApi(user)
   if (!api) {
     throw new ApiConfigError('The JWT API is not enabled for this model: add ApiProvider to PROVIDERS in config/providers.ts, run "node craft api:install", and name the model in DRIVERS.jwt.model of config/api.ts.')
   }
