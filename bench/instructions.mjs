@@ -12,7 +12,9 @@
 // is warmed up, its counters zeroed (`callgrind_control -z`), then answers the measured requests
 // from 8 keep-alive connections, and its counters are dumped (`callgrind_control -d`).
 // `--profile` keeps the dumps (`callgrind_annotate <file>` lists the functions; JIT code shows
-// as addresses) and prints their paths.
+// as addresses) and prints their paths. `--cache` also simulates the caches (`--cache-sim=yes`,
+// slower) and adds the misses per request: first-level instruction and data misses, and
+// last-level misses, which cost far more than an instruction each.
 import { spawn, execFileSync } from 'node:child_process'
 import { readFileSync, readdirSync, rmSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -30,6 +32,7 @@ const arg = (name, fallback) => {
 const REQUESTS = arg('requests', 2000)
 const WARMUP = arg('warmup', 3000)
 const keep = process.argv.includes('--profile')
+const CACHE = process.argv.includes('--cache')
 const out = mkdtempSync(join(tmpdir(), 'trowel-callgrind-'))
 console.log(`Instructions per request (valgrind --tool=callgrind) — ${new Date().toISOString()}`)
 console.log(machine())
@@ -60,9 +63,15 @@ try {
   ]) {
     const t = await count(trowel, trowelPath, loggedIn && (() => webLogin(setup.url)), label)
     const l = await count(limit, limitPath, loggedIn && (() => webLogin(setup.url)), label)
-    rows.push([label, fmtInt(l), fmtInt(t), fmtRatio(l / t)])
+    rows.push([label, fmtInt(l.Ir), fmtInt(t.Ir), fmtRatio(l.Ir / t.Ir)])
+    if (CACHE) {
+      for (const [name, events] of [['first-level instruction misses', ['I1mr']], ['first-level data misses', ['D1mr', 'D1mw']], ['last-level misses', ['ILmr', 'DLmr', 'DLmw']]]) {
+        const sum = (c) => events.reduce((n, e) => n + (c[e] ?? 0), 0)
+        rows.push([`  ${name}`, fmtInt(sum(l)), fmtInt(sum(t)), fmtRatio(sum(l) / sum(t))])
+      }
+    }
   }
-  console.log('\n' + table(['Request', 'limit, instructions per request', 'Trowel', 'limit ÷ Trowel'], rows))
+  console.log('\n' + table(['Request', 'limit, per request', 'Trowel', 'limit ÷ Trowel'], rows))
   console.log(`\nLoad average at the end ${loadAverage().toFixed(2)} (a count does not depend on it).`)
   if (keep) for (const f of readdirSync(out)) console.log(`callgrind dump: ${join(out, f)}`)
 } finally {
@@ -75,7 +84,7 @@ try {
 async function underCallgrind(name, args, cwd, env) {
   const port = await freePort()
   const portArgs = name === 'trowel' ? ['--port', String(port)] : []
-  const child = spawn('valgrind', ['--tool=callgrind', '--collect-atstart=yes', `--callgrind-out-file=${join(out, `${name}.%p.out`)}`, 'node', ...args, ...portArgs], {
+  const child = spawn('valgrind', ['--tool=callgrind', '--collect-atstart=yes', ...(CACHE ? ['--cache-sim=yes'] : []), `--callgrind-out-file=${join(out, `${name}.%p.out`)}`, 'node', ...args, ...portArgs], {
     cwd,
     env: { ...cleanEnv(), ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -100,9 +109,12 @@ async function count(server, path, login, label) {
   execFileSync('callgrind_control', ['-d', `${label}`, String(server.pid)], { stdio: 'ignore' })
   const dump = readdirSync(out).find((f) => !before.has(f) && f.startsWith(`${server.name}.${server.pid}.out.`))
   const text = readFileSync(join(out, dump), 'utf8')
-  const total = Number(/^(?:summary|totals): (\d+)/m.exec(text)?.[1])
-  console.log(`  ${server.name} ${path}: ${fmtInt(total / REQUESTS)} instructions per request`)
-  return total / REQUESTS
+  // One count per event of the `events:` line (Ir alone, or with the cache simulation's).
+  const names = (/^events: (.+)$/m.exec(text)?.[1] ?? 'Ir').trim().split(/\s+/)
+  const totals = (/^(?:summary|totals): (.+)$/m.exec(text)?.[1] ?? '').trim().split(/\s+/).map(Number)
+  const perRequest = Object.fromEntries(names.map((n, i) => [n, (totals[i] ?? 0) / REQUESTS]))
+  console.log(`  ${server.name} ${path}: ${fmtInt(perRequest.Ir)} instructions per request`)
+  return perRequest
 }
 
 function get(port, path, cookie, agent) {
@@ -111,19 +123,30 @@ function get(port, path, cookie, agent) {
       let body = ''
       res.setEncoding('utf8')
       res.on('data', (c) => (body += c))
-      res.on('end', () => resolve({ status: res.statusCode, body }))
+      res.on('end', () => resolve({ status: res.statusCode, body, setCookie: res.headers['set-cookie'] ?? [] }))
     })
     req.on('error', reject)
   })
 }
 
+/**
+ * `n` requests from 8 keep-alive connections, keeping the cookies the server sets, as a browser
+ * does: under valgrind a count can outlast the minute after which a session is written back, and
+ * a client that kept sending the first cookie would have every later request rewrite it.
+ */
 async function drive(port, path, cookie, n) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 8 })
+  const jar = new Map((cookie ?? '').split(';').map((c) => c.trim()).filter(Boolean).map((c) => [c.slice(0, c.indexOf('=')), c.slice(c.indexOf('=') + 1)]))
   let left = n
   const worker = async () => {
     while (left-- > 0) {
-      const r = await get(port, path, cookie, agent)
+      const header = [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
+      const r = await get(port, path, header || undefined, agent)
       if (r.status !== 200) throw new Error(`${path} answered ${r.status}: ${r.body}`)
+      for (const line of r.setCookie) {
+        const pair = line.split(';')[0]
+        jar.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1))
+      }
     }
   }
   await Promise.all(Array.from({ length: 8 }, worker))

@@ -38,7 +38,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { names: ['key:generate'], load: async () => [(await import('./commands/key-generate-command.js')).registerKeyGenerateCommand] },
   { names: ['test'], load: async () => [(await import('./commands/test-command.js')).registerTestCommand] },
   { names: ['typecheck'], load: async () => [(await import('./commands/typecheck-command.js')).registerTypecheckCommand] },
-  // The auth features' own (two factors, social sign-in), each from its folder.
+  // The auth features' own, each listed in its folder (auth/features/commands.ts).
   ...(FEATURE_COMMANDS as readonly CommandEntry[]),
 ]
 
