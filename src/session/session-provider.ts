@@ -3,7 +3,9 @@
  * Binds `session.config` (the resolved `config/session.ts`) and `session.store` (the driver's
  * store), checking the config at startup so a bad driver stops the app with a message naming
  * the key instead of failing on the first request. Once the app's routes are resolved it adds
- * `GET /csrf-token` (in the `web` stack) unless the app declares that route itself. Listed in
+ * `GET /csrf-token` (in the `web` stack) unless the app declares that route itself. It gives the
+ * exception handler, which knows no session, a failed web form's way back (`formErrors`: errors and
+ * input flashed) and the session's keys for the debug page (`debugDetails`). Listed in
  * `defaultProviders()` (app/default-providers.ts).
  */
 import { ServiceProvider } from '../foundation/service-provider.js'
