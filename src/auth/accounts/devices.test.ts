@@ -4,9 +4,8 @@
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { describeUserAgent, DeviceRegistry, type Device, type DeviceSource } from './devices.js'
-import { describeEvent } from './activity-forms.js'
-import { formatWhen } from './device-forms.js'
+import { describeUserAgent, DeviceRegistry, formatWhen, type Device, type DeviceSource } from './devices.js'
+import { describeEvent } from '../account-pages/activity-forms.js'
 
 describe('describeUserAgent', () => {
   const cases: [string, string][] = [

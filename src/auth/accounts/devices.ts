@@ -185,3 +185,9 @@ export function describeUserAgent(userAgent: string | null | undefined): string 
   const name = version !== '' && /^\d+$/.test(version) ? `${browser} ${version}` : browser
   return os !== '' ? `${name} on ${os}` : name
 }
+
+/** A date as the pages show it: `2025-01-31 14:05 UTC`. */
+export function formatWhen(at: Date | null): string {
+  if (!at) return '—'
+  return `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`
+}

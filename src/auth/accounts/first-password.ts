@@ -12,6 +12,13 @@ import { CONFIRM_INTENDED, passwordRecentlyConfirmed } from '../middleware/passw
 import { requireRecentSecondFactor } from '../middleware/mfa-recent-middleware.js'
 import type { AuthUser } from '../types.js'
 
+/** The stored password hash of `user` (the model's `passwordColumn`, default `password`), or null. */
+export function passwordHashOf(ctx: HttpContext, user: AuthUser): string | null {
+  const column: string = ctx.auth.manager.model?.passwordColumn ?? 'password'
+  const value = (user as unknown as Record<string, unknown>)[column]
+  return typeof value === 'string' ? value : null
+}
+
 /** Whether `user` has a stored password. */
 export function hasPassword(ctx: HttpContext, user: AuthUser): boolean {
   const column = ctx.auth.manager.model?.passwordColumn ?? 'password'

@@ -19,7 +19,7 @@ import { featureApiRoutes, featureBudgets, featureOpenApi, featureRoutes, genera
 import type { Application } from '../../foundation/application.js'
 import type { ResolvedAuthConfig } from '../auth-config.js'
 import type { MiddlewareClass } from '../../http/middleware.js'
-import { activityLabels, describeEvent } from '../accounts/activity-forms.js'
+import { activityLabels, describeEvent } from '../account-pages/activity-forms.js'
 import { securityNoticeRules } from '../accounts/security-notifications.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))

@@ -1,5 +1,5 @@
 /**
- * @module auth/accounts/feature
+ * @module auth/account-pages/feature
  * The account pages (`account` in `GUARDS.features`): profile, e-mail and password changes, the
  * devices and activity pages, deletion, password confirmation, and "This wasn't me" from a
  * security e-mail (GET and HEAD show a page, its button POSTs).

@@ -1,5 +1,5 @@
 /**
- * @module auth/accounts/account-forms
+ * @module auth/account-pages/account-forms
  * What the generated AccountController does: the profile page (`GET /account`), saving the name
  * (`POST /account/profile`), changing the password (`POST /account/password`) and deleting the
  * account (`POST /account/delete`, behind `password.confirm`). All behind `auth`. Changing the
@@ -15,12 +15,12 @@ import { normalizeEmail } from '../email.js'
 import { eventBase } from '../events.js'
 import { AUTH_COOKIE, REMEMBER_COOKIE } from '../guards/web/types.js'
 import { markPasswordConfirmed } from '../middleware/password-confirm-middleware.js'
-import { isVerified } from './verification.js'
-import { factorFlags } from './factor-flags.js'
+import { isVerified } from '../accounts/verification.js'
+import { factorFlags } from '../accounts/factor-flags.js'
 import { currentLoginHash } from './device-forms.js'
-import { liftPasswordLock } from './password-lock.js'
+import { liftPasswordLock } from '../accounts/password-lock.js'
 import { rotateCurrentLogin } from '../guards/web/guard.js'
-import { firstPasswordGate, hasPassword } from './first-password.js'
+import { firstPasswordGate, hasPassword } from '../accounts/first-password.js'
 
 export const ACCOUNT_MESSAGES = {
   profileSaved: 'Profile saved.',

@@ -1,5 +1,5 @@
 /**
- * @module auth/accounts/email-link-forms
+ * @module auth/account-pages/email-link-forms
  * The page of a mailed e-mail link and its button, served by the generated
  * `EmailVerificationController@verify` (one method for both, so apps generated before the button
  * existed get it without editing their controller):
@@ -16,8 +16,8 @@
  */
 import type { HttpContext } from '../../http/context.js'
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../../http/errors.js'
-import { inspectEmailLink, verifyEmail } from './email-link.js'
-import { VERIFY_EMAIL_MINUTES } from './email-verification.js'
+import { inspectEmailLink, verifyEmail } from '../accounts/email-link.js'
+import { VERIFY_EMAIL_MINUTES } from '../accounts/email-verification.js'
 
 /** Every message of the link's page and its answers. */
 export const EMAIL_LINK_MESSAGES = {

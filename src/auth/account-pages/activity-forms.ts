@@ -1,5 +1,5 @@
 /**
- * @module auth/accounts/activity-forms
+ * @module auth/account-pages/activity-forms
  * What the generated ActivityController does: `GET /account/activity` (behind `auth`), the
  * user's own last 50 rows of the audit log (`auth_events`), newest first, in plain words: when,
  * what ("Signed in", "Failed sign-in"...), from which IP and browser. Only columns that never hold
@@ -10,8 +10,7 @@ import type { MigratedTables } from '../inventory/migrated-tables.js'
 import type { HttpContext } from '../../http/context.js'
 import { AUDIT_TABLE } from '../audit/audit-log.js'
 import { parseDetails } from '../audit/audit-query.js'
-import { describeUserAgent } from './devices.js'
-import { formatWhen } from './device-forms.js'
+import { describeUserAgent, formatWhen } from '../accounts/devices.js'
 import type { AuthFeatureModule } from '../features/contract.js'
 import { featuresOf } from '../features/registry.js'
 

@@ -1,5 +1,5 @@
 /**
- * @module auth/accounts/confirm-password-forms
+ * @module auth/account-pages/confirm-password-forms
  * What the generated `ConfirmPasswordController` does: `GET /confirm-password` (the form) and
  * `POST /confirm-password` (field `password`). The `password.confirm` middleware sends a user
  * here when they have not typed their password in the last `GUARDS.web.password_timeout` minutes.
@@ -21,6 +21,7 @@ import { AUTH_MESSAGES } from '../messages.js'
 import { eventBase } from '../events.js'
 import { clientKey } from '../throttle/client-key.js'
 import type { AuthUser } from '../types.js'
+import { passwordHashOf } from '../accounts/first-password.js'
 
 /** The field error of a wrong password. */
 export const CONFIRM_PASSWORD_INCORRECT = 'The password is incorrect.'
@@ -29,12 +30,6 @@ export const PASSWORD_CONFIRMED = 'Password confirmed.'
 
 const FORM = '/confirm-password'
 
-/** The stored password hash of `user` (the model's `passwordColumn`, default `password`), or null. */
-export function passwordHashOf(ctx: HttpContext, user: AuthUser): string | null {
-  const column: string = ctx.auth.manager.model?.passwordColumn ?? 'password'
-  const value = (user as unknown as Record<string, unknown>)[column]
-  return typeof value === 'string' ? value : null
-}
 
 export const ConfirmPasswordForms = {
   /** GET /confirm-password: the form (behind `auth`). */

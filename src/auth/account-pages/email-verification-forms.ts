@@ -1,5 +1,5 @@
 /**
- * @module auth/accounts/email-verification-forms
+ * @module auth/account-pages/email-verification-forms
  * What the generated `EmailVerificationController` (and `AccountController@changeEmail`) do, kept
  * in the framework so fixes reach every app:
  * - `GET /email/verify` (auth): the "check your inbox" page; a verified user goes to /home.
@@ -16,8 +16,8 @@ import { AUTH_MESSAGES } from '../messages.js'
 import { normalizeEmail } from '../email.js'
 import { clientKey } from '../throttle/client-key.js'
 import type { Budget } from '../throttle/budget.js'
-import { isVerified } from './verification.js'
-import { VERIFY_EMAIL_MINUTES, emailTaken, requestEmailChange, sendVerificationEmail } from './email-verification.js'
+import { isVerified } from '../accounts/verification.js'
+import { VERIFY_EMAIL_MINUTES, emailTaken, requestEmailChange, sendVerificationEmail } from '../accounts/email-verification.js'
 import { EMAIL_LINK_MESSAGES, EmailLinkForms } from './email-link-forms.js'
 
 /** Every message of these pages. */

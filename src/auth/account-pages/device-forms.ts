@@ -1,5 +1,5 @@
 /**
- * @module auth/accounts/device-forms
+ * @module auth/account-pages/device-forms
  * What the generated DevicesController does: the devices page (`GET /account/devices`), logging
  * one device out (`POST /account/devices/@id/revoke`) and every other one
  * (`POST /account/devices/revoke-others`, behind `password.confirm`). All behind `auth`.
@@ -11,7 +11,7 @@ import { sha256Hex } from '../tokens/index.js'
 import { eventBase } from '../events.js'
 import { AUTH_COOKIE, REMEMBER_COOKIE } from '../guards/web/types.js'
 import { rotateCurrentLogin, WebGuard } from '../guards/web/guard.js'
-import { devicesOf, type DeviceContext } from './devices.js'
+import { devicesOf, formatWhen, type DeviceContext } from '../accounts/devices.js'
 
 export const DEVICE_MESSAGES = {
   revoked: 'Device logged out.',
@@ -38,11 +38,6 @@ function deviceContext(ctx: HttpContext): DeviceContext {
   return { currentLoginHash: currentLoginHash(ctx) }
 }
 
-/** A date as the pages show it: `2025-01-31 14:05 UTC`. */
-export function formatWhen(at: Date | null): string {
-  if (!at) return '—'
-  return `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`
-}
 
 export const DeviceForms = {
   /** GET /account/devices: each login with created, last used, IP, browser and "This device". */

@@ -1,5 +1,5 @@
 /**
- * @module auth/accounts/secure-account-forms
+ * @module auth/account-pages/secure-account-forms
  * The pages of the "This wasn't me" link (controller `auth/SecureAccountController`):
  * - `GET` (and `HEAD`) `/account/secure/@token` changes nothing: a live link shows what will
  *   happen and a button that POSTs to the same path (a mail scanner or a preview that follows
@@ -15,8 +15,8 @@
  * `Cache-Control: no-store`.
  */
 import type { HttpContext } from '../../http/context.js'
-import { secureAccount, secureLinkIsLive, type AddressOutcome } from './secure-account.js'
-import type { SignInMethod } from './sign-in-methods.js'
+import { secureAccount, secureLinkIsLive, type AddressOutcome } from '../accounts/secure-account.js'
+import type { SignInMethod } from '../accounts/sign-in-methods.js'
 
 export const SECURE_MESSAGES = {
   secured: 'Your account is secured: every device has been logged out and we sent you a link to choose a new password.',
