@@ -68,9 +68,13 @@ export class YoungGenerationCap {
     this.watchCollections(false)
   }
 
-  /** Now and then: a young generation shrunk below the cap may grow again. */
+  /**
+   * Now and then: a young generation shrunk below the cap may grow again; one still at the cap
+   * has its growth stopped again (a worker thread's start may have set V8's flags again since).
+   */
   check(): void {
-    if (!this.capped || this.size() >= this.cap) return
+    if (!this.capped) return
+    if (this.size() >= this.cap) return this.setGrowthFactor(1)
     this.capped = false
     this.setGrowthFactor(V8_GROWTH_FACTOR)
     this.watchCollections(true)
@@ -93,7 +97,8 @@ function youngGenerationBytes(): number {
  * Caps the young generation at two 4 MB semi-spaces, unless the process was given its own
  * sizing. Returns whether it did. Starting a worker thread (the password-hashing pool's, or the
  * app's own) makes Node set V8's flags again from the command line, which would undo the cap once
- * reached: it is applied again when each worker is created and when it comes online.
+ * reached: it is applied again when each worker is created, comes online and exits, and every
+ * 5 s while capped.
  */
 export function keepYoungGenerationSmall(): boolean {
   if (applied) return true
@@ -112,9 +117,12 @@ export function keepYoungGenerationSmall(): boolean {
   )
   cap.start()
   setInterval(() => cap.check(), 5_000).unref()
+  // When Node sets the flags again differs by version (while the worker starts up, or once it
+  // runs): the cap is set again at each step, and the 5 s check sets it again in any case.
   process.on('worker', (worker) => {
     cap.workerStarted()
     worker.once('online', () => cap.workerStarted())
+    worker.once('exit', () => cap.workerStarted())
   })
   applied = true
   return true
