@@ -356,4 +356,26 @@ describe(`Model (${process.env.DB_CONNECTION ?? 'sqlite'})`, () => {
     class BlogCategory extends Model {}
     assert.equal(BlogCategory.getTable(), 'blog_categories')
   })
+
+  it('keeps its own state out of enumeration, and a hydrated row wins over the constructor', () => {
+    class Account extends Model {
+      static override fillable = ['role']
+      constructor(attributes = {}) {
+        super(attributes)
+        this.role = 'member'
+      }
+    }
+    const account = Account.hydrate({ id: 4, role: 'owner' })
+    assert.equal(account.role, 'owner')
+    assert.equal(account.$exists, true)
+    assert.deepEqual(account.getDirty(), {})
+    assert.deepEqual(Object.keys(account).sort(), ['id', 'role'])
+    assert.deepEqual({ ...account }, { id: 4, role: 'owner' })
+    assert.deepEqual(Object.entries(account).map(([k]) => k).sort(), ['id', 'role'])
+    assert.equal(Object.getOwnPropertyDescriptor(account, '$attributes')?.enumerable, false)
+    assert.equal(Object.getOwnPropertyDescriptor(account, '$exists')?.enumerable, false)
+    const fresh = new Account()
+    assert.equal(fresh.$exists, false)
+    assert.deepEqual(Object.keys(fresh), ['role'])
+  })
 })

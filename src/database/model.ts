@@ -100,10 +100,11 @@ export class Model {
 
   /** A new, unsaved model filled with the fillable keys of `attributes`. */
   constructor(attributes: Attributes = {}) {
-    // Non-enumerable, so `Object.keys(user)` and `{ ...user }` list the columns only.
-    Object.defineProperty(this, '$attributes', { value: {}, writable: true, enumerable: false, configurable: true })
-    Object.defineProperty(this, '$original', { value: {}, writable: true, enumerable: false, configurable: true })
-    Object.defineProperty(this, '$exists', { value: false, writable: true, enumerable: false, configurable: true })
+    // Plain stores (a defineProperty each cost more than the rest of a hydrated model's making);
+    // the proxy hides them, so `Object.keys(user)` and `{ ...user }` list the columns only.
+    this.$attributes = {}
+    this.$original = {}
+    this.$exists = false
     if (hasKeys(attributes)) this.fill(attributes)
     // Returning the proxy makes it `this` for subclass constructors and every method call.
     return new Proxy(this, ATTRIBUTE_ACCESS)
@@ -236,11 +237,11 @@ export class Model {
   static hydrate<T extends typeof Model>(this: T, row: Attributes): InstanceType<T> {
     const model = new this() as InstanceType<T>
     const attributes = this.attributesFromRow(row)
-    // After the constructor: what a subclass constructor set gives way to the stored row.
-    // Straight to the instance (a proxy without a defineProperty trap): no `set` trap per field.
-    Object.defineProperty(model, '$attributes', { value: attributes })
-    Object.defineProperty(model, '$original', { value: { ...attributes } })
-    Object.defineProperty(model, '$exists', { value: true })
+    // After the constructor: what a subclass constructor set gives way to the stored row. The
+    // proxy stores these three straight on the instance (no `setAttribute` per field).
+    model.$attributes = attributes
+    model.$original = { ...attributes }
+    model.$exists = true
     return model
   }
 

@@ -174,7 +174,8 @@ export class Router {
     }
     if (!result) return null
     const params: Record<string, string> = Object.create(null)
-    for (const [k, v] of Object.entries(result.params)) if (v !== undefined) params[k] = v as string
+    const found = result.params as Record<string, string | undefined>
+    for (const k in found) if (found[k] !== undefined) params[k] = found[k]
     return { route: (result.store as { route: CompiledRoute }).route, params }
   }
 

@@ -59,7 +59,8 @@ export class Session {
 
   /** True when the previous request left flash data (it must be dropped on save). */
   get hasIncomingFlash(): boolean {
-    return Object.keys(this.#incomingFlash).length > 0
+    for (const _ in this.#incomingFlash) return true
+    return false
   }
 
   /** Ids this session has left behind during this request; the middleware destroys them. */
