@@ -6,6 +6,7 @@
  * as 0/1, so those (and `CURRENT_TIMESTAMP` text, read as UTC) are turned back into `Date` and
  * `boolean` here.
  */
+import { isoDate } from '../support/iso-date.js'
 
 /** The cast names a model's `static casts` may use. */
 export type CastType = 'date' | 'boolean' | 'number' | 'json'
@@ -81,7 +82,7 @@ export function toDatabase(type: CastType | undefined, value: unknown): unknown 
 
 /** An attribute value → its JSON form (dates as ISO strings, bigints as strings). */
 export function toJsonValue(value: unknown): unknown {
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString()
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : isoDate(value)
   if (typeof value === 'bigint') return value.toString()
   return value
 }

@@ -359,7 +359,7 @@ describe(`Model (${process.env.DB_CONNECTION ?? 'sqlite'})`, () => {
 
   it('keeps its own state out of enumeration, and a hydrated row wins over the constructor', () => {
     class Account extends Model {
-      static override fillable = ['role']
+      static fillable = ['role']
       constructor(attributes = {}) {
         super(attributes)
         this.role = 'member'
