@@ -28,12 +28,15 @@ export interface DebugRequestDetails {
   headers: Record<string, string>
   query: Record<string, string>
   cookies: string[]
-  /** What providers add (`ExceptionHandler.debugDetails`): a title and a line each. */
-  extra: Record<string, string>
+  /** What providers add (`ExceptionHandler.debugDetails`): a title, and under it labelled lines. */
+  extra: Record<string, Record<string, string>>
 }
 
-/** A provider's part of the debug page's request: `{ title: line }`, secrets left out; undefined for nothing. */
-export type DebugDetail = (ctx: HttpContext) => Record<string, string> | undefined
+/**
+ * A provider's part of the debug page's request: `{ title: { label: line } }` (the session's:
+ * `{ Session: { keys: 'auth.login, csrf (values hidden)' } }`), secrets left out; undefined for nothing.
+ */
+export type DebugDetail = (ctx: HttpContext) => Record<string, Record<string, string>> | undefined
 
 function maskValue(name: string, value: unknown): string {
   if (SECRET_NAME.test(name)) return MASK
@@ -59,7 +62,7 @@ export function debugRequestDetails(ctx: HttpContext, details: readonly DebugDet
   const qs = Object.entries(query).map(([name, value]) => `${name}=${value}`).join('&')
   const cookieHeader = request.raw.headers.cookie ?? ''
   const cookies = [...new Set(cookieHeader.split(';').map((c) => c.split('=')[0]!.trim()).filter(Boolean))]
-  const extra: Record<string, string> = {}
+  const extra: Record<string, Record<string, string>> = {}
   for (const detail of details) {
     try {
       Object.assign(extra, detail(ctx))
@@ -134,7 +137,7 @@ export async function renderDebugPage(error: unknown, options: DebugPageOptions)
     Headers: rows(r.headers),
     ...(Object.keys(r.query).length > 0 ? { Query: rows(r.query) } : {}),
     Cookies: { key: 'names', value: r.cookies.length > 0 ? r.cookies.join(', ') + ' (values hidden)' : 'none' },
-    ...Object.fromEntries(Object.entries(r.extra).map(([title, line]) => [escapeHtml(title), { key: 'keys', value: line }])),
+    ...Object.fromEntries(Object.entries(r.extra).map(([title, lines]) => [escapeHtml(title), rows(lines)])),
   })
   youch.metadata.group('App', {
     Runtime: [

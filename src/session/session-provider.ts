@@ -28,9 +28,9 @@ export class SessionProvider extends ServiceProvider {
     })
     // The debug page names the session's keys, never their values.
     handler.debugDetails.push((ctx) => {
-      if (!ctx.hasSession) return { Session: 'no session on this route' }
+      if (!ctx.hasSession) return { Session: { keys: 'no session on this route' } }
       const keys = Object.keys(ctx.session.all())
-      return { Session: keys.length > 0 ? `${keys.join(', ')} (values hidden)` : 'empty' }
+      return { Session: { keys: keys.length > 0 ? `${keys.join(', ')} (values hidden)` : 'empty' } }
     })
   }
 

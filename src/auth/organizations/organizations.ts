@@ -6,9 +6,9 @@
  * request: the route's `@organization` (a slug), else the `X-Organization` header, else the
  * session's; read once per request (one indexed look-up) and kept on the context.
  */
-import { appName, appUrl } from '../../foundation/config-files.js'
 import type { Knex } from 'knex'
 import type { Application } from '../../foundation/application.js'
+import { appName, appUrl } from '../../foundation/config-files.js'
 import type { HttpContext } from '../../http/context.js'
 import { NotFoundError } from '../../http/errors.js'
 import type { Mailer, Mailable } from '../../mail/index.js'

@@ -11,9 +11,9 @@
  * - no account: created only from a verified address (registration on); an unverified or missing
  *   address is asked for and confirmed by a mailed link first.
  */
-import { appUrl } from '../../foundation/config-files.js'
 import type { Knex } from 'knex'
 import type { Application } from '../../foundation/application.js'
+import { appUrl } from '../../foundation/config-files.js'
 import type { HttpContext } from '../../http/context.js'
 import type { Encrypter } from '../../support/encrypter.js'
 import type { AuthManager } from '../auth-manager.js'
