@@ -96,9 +96,11 @@ function youngGenerationBytes(): number {
 /**
  * Caps the young generation at two 4 MB semi-spaces, unless the process was given its own
  * sizing. Returns whether it did. Starting a worker thread (the password-hashing pool's, or the
- * app's own) makes Node set V8's flags again from the command line, which would undo the cap once
- * reached: it is applied again when each worker is created, comes online and exits, and every
- * 5 s while capped.
+ * app's own) undoes the cap once reached: V8 sets up the worker's heap on the worker's thread and
+ * turns the growth factor back to 2 then. The cap is applied again when each worker is created,
+ * comes online and exits, and every 5 s while capped. A collection on the main thread in between
+ * (after the worker's heap is set up, before its 'online' event arrives) can still grow the young
+ * generation one step, to 16 MB; it goes back to the cap once V8's memory reducer shrinks it.
  */
 export function keepYoungGenerationSmall(): boolean {
   if (applied) return true
