@@ -27,17 +27,18 @@ function youngGenerationAfterAllocating(keep: boolean, env: NodeJS.ProcessEnv = 
       }
     }
     await allocate()
-    const size = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576
+    const newSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')
+    const size = () => newSpace().space_size / 1048576
     let afterWorkerMb = size()
     if (${startWorker}) {
-      // Node sets V8's flags again when a worker thread starts: here after the cap was reached.
+      // V8 sets up a worker's heap with the flags as they were given, which undoes the cap: here
+      // after the cap was reached.
       const worker = new Worker('1', { eval: true, execArgv: [] })
       await new Promise((resolve) => worker.once('exit', resolve))
       afterWorkerMb = size()
       await allocate()
     }
-    const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')
-    console.log(JSON.stringify({ applied, newSpaceMb: space.physical_space_size / 1048576, afterWorkerMb, endMb: size() }))
+    console.log(JSON.stringify({ applied, newSpaceMb: newSpace().physical_space_size / 1048576, afterWorkerMb, endMb: size() }))
   `
   const { NODE_OPTIONS: _ignored, ...parentEnv } = process.env
   const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: { ...parentEnv, ...env } })
@@ -65,7 +66,7 @@ describe('keepYoungGenerationSmall', () => {
     assert.ok(kept.newSpaceMb > 2, `with it, it still grows from its starting 2 MB (${kept.newSpaceMb} MB)`)
   })
 
-  it('stops its growth again once a worker thread has started (Node resets V8 flags then)', () => {
+  it('stops its growth again once a worker thread has started (its heap setup resets the growth factor)', () => {
     // The worker's own heap setup turns V8's growth factor back to 2 on the worker's thread, at a
     // moment the main thread cannot see: a collection on the main thread before the worker comes
     // online may grow the young generation one step (to 16 MB). From then on it must not grow.

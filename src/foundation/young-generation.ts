@@ -70,7 +70,7 @@ export class YoungGenerationCap {
 
   /**
    * Now and then: a young generation shrunk below the cap may grow again; one still at the cap
-   * has its growth stopped again (a worker thread's start may have set V8's flags again since).
+   * has its growth stopped again (a worker thread's heap setup may have reset the factor since).
    */
   check(): void {
     if (!this.capped) return
@@ -80,7 +80,7 @@ export class YoungGenerationCap {
     this.watchCollections(true)
   }
 
-  /** A worker thread started: Node set V8's flags again from the command line. */
+  /** A worker thread started: setting up its heap turned V8's growth factor back to 2. */
   workerStarted(): void {
     if (this.capped) this.setGrowthFactor(1)
   }
@@ -119,8 +119,8 @@ export function keepYoungGenerationSmall(): boolean {
   )
   cap.start()
   setInterval(() => cap.check(), 5_000).unref()
-  // When Node sets the flags again differs by version (while the worker starts up, or once it
-  // runs): the cap is set again at each step, and the 5 s check sets it again in any case.
+  // When V8 resets the factor differs by version (while the worker starts up, or once it runs):
+  // the cap is set again at each step, and the 5 s check sets it again in any case.
   process.on('worker', (worker) => {
     cap.workerStarted()
     worker.once('online', () => cap.workerStarted())
