@@ -86,7 +86,7 @@ export const PASSKEY_CLIENT_SCRIPT = String.raw`
       if (message && !conditional) say(message);
       return 'cancelled';
     }
-    if (!conditional) say('Signing in…');
+    if (!conditional) say('Signing in\u2026');
     var result = await post('/passkeys/login', { response: assertion, next: nextFor(button) }, csrf);
     if (result.ok && result.data && result.data.redirect) {
       location.assign(result.data.redirect);
@@ -131,7 +131,7 @@ export const PASSKEY_CLIENT_SCRIPT = String.raw`
       return;
     }
     var nameField = form && form.elements.name;
-    say('Saving the passkey…');
+    say('Saving the passkey\u2026');
     var result = await post('/passkeys/register', { response: attestation, name: nameField ? nameField.value : '' }, csrf);
     if (result.ok) {
       location.assign(location.pathname);
