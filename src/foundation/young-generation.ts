@@ -17,7 +17,7 @@
  * reads each time it would grow the young generation (`--max-semi-space-size` is read once, when
  * the heap is set up). So growth is left alone until, after a collection, the young generation
  * has reached 8 MB (two 4 MB semi-spaces); then the flag is set and the observer stops. When
- * V8's memory reducer has shrunk an idle young generation, a check every 5 s lets it grow again,
+ * V8's memory reducer has shrunk the young generation, a check every 250 ms lets it grow again,
  * up to the cap (checked on Node 20, 22 and 24 by `young-generation.test.ts`). A process given
  * its own young-generation flags is left as configured: `--max-semi-space-size`,
  * `--min-semi-space-size` or `--semi-space-growth-factor` on the command line, or
@@ -86,6 +86,16 @@ export class YoungGenerationCap {
   }
 }
 
+/**
+ * How often a capped young generation is looked at. V8's memory reducer shrinks it to 1 MB not
+ * only at idle but also in the first second of a load that follows an idle spell (its timer was
+ * armed while idle); until the check sees that, the young generation stays at 1 MB with growth
+ * stopped. Checked every 5 s, that was 2-5 s of every 8 s load after 12 s idle at 1 MB (samples
+ * every 50 ms of a `craft serve` under `GET /bench/home`). A check reads V8's heap statistics:
+ * a few microseconds, four times a second.
+ */
+const CHECK_INTERVAL_MS = 250
+
 let applied = false
 
 /** The young generation's committed size ("new_space": both semi-spaces). */
@@ -98,7 +108,7 @@ function youngGenerationBytes(): number {
  * sizing. Returns whether it did. Starting a worker thread (the password-hashing pool's, or the
  * app's own) undoes the cap once reached: V8 sets up the worker's heap on the worker's thread and
  * turns the growth factor back to 2 then. The cap is applied again when each worker is created,
- * comes online and exits, and every 5 s while capped. A collection on the main thread in between
+ * comes online and exits, and every 250 ms while capped. A collection on the main thread in between
  * (after the worker's heap is set up, before its 'online' event arrives) can still grow the young
  * generation one step, to 16 MB; it goes back to the cap once V8's memory reducer shrinks it.
  */
@@ -118,9 +128,9 @@ export function keepYoungGenerationSmall(): boolean {
     },
   )
   cap.start()
-  setInterval(() => cap.check(), 5_000).unref()
+  setInterval(() => cap.check(), CHECK_INTERVAL_MS).unref()
   // When V8 resets the factor differs by version (while the worker starts up, or once it runs):
-  // the cap is set again at each step, and the 5 s check sets it again in any case.
+  // the cap is set again at each step, and the periodic check sets it again in any case.
   process.on('worker', (worker) => {
     cap.workerStarted()
     worker.once('online', () => cap.workerStarted())
