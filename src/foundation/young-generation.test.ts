@@ -2,7 +2,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { YOUNG_GENERATION_CAP_BYTES, YoungGenerationCap, youngGenerationConfigured } from './young-generation.js'
+import { YOUNG_GENERATION_CAP_BYTES, YoungGenerationCap, growthFactorToward, youngGenerationConfigured } from './young-generation.js'
 
 const MODULE = fileURLToPath(new URL('./young-generation.ts', import.meta.url))
 
@@ -113,12 +113,56 @@ describe('YoungGenerationCap', () => {
     assert.deepEqual(log, ['watch', 'factor 1', 'unwatch', 'factor 1'], 'still at the cap: its growth is stopped again (a worker may have reset it)')
     grow(1)
     c.check()
-    assert.deepEqual(log.slice(4), ['factor 2', 'watch'])
+    assert.deepEqual(log.slice(4), ['factor 8', 'watch'], 'back to the cap in one step')
     assert.equal(c.capped, false)
     c.check()
     grow(8)
     c.afterCollection()
     assert.deepEqual(log.slice(6), ['factor 1', 'unwatch'])
+  })
+
+  it('works the factor out anew after each collection while it grows back', () => {
+    const { c, log, grow } = cap()
+    c.start()
+    grow(8)
+    c.afterCollection()
+    grow(1)
+    c.check()
+    assert.deepEqual(log.slice(3), ['factor 8', 'watch'])
+    grow(2)
+    c.afterCollection()
+    assert.deepEqual(log.slice(5), ['factor 4'], 'V8 grew it by less than asked: 2 MB x 8 would pass the cap')
+    c.afterCollection()
+    assert.deepEqual(log.slice(6), [], 'an unchanged factor is not set again')
+    grow(8)
+    c.afterCollection()
+    assert.deepEqual(log.slice(6), ['factor 1', 'unwatch'])
+  })
+
+  it('stops short of the cap rather than pass it', () => {
+    const { c, log, grow } = cap()
+    c.start()
+    grow(5)
+    c.afterCollection()
+    assert.deepEqual(log, ['watch', 'factor 1', 'unwatch'], 'a step of 2 from 5 MB would pass 8 MB')
+    grow(3)
+    c.check()
+    assert.deepEqual(log.slice(3), ['factor 2', 'watch'], 'from 3 MB, one step of 2 (6 MB)')
+    grow(6)
+    c.afterCollection()
+    assert.deepEqual(log.slice(5), ['factor 1', 'unwatch'])
+    assert.equal(c.capped, true)
+  })
+
+  it('grows toward the cap by the largest whole factor that does not pass it', () => {
+    const MiB = 1024 * 1024
+    assert.equal(growthFactorToward(1 * MiB, 8 * MiB), 8)
+    assert.equal(growthFactorToward(2 * MiB, 8 * MiB), 4)
+    assert.equal(growthFactorToward(3 * MiB, 8 * MiB), 2)
+    assert.equal(growthFactorToward(4 * MiB, 8 * MiB), 2)
+    assert.equal(growthFactorToward(4.8 * MiB, 8 * MiB), 1)
+    assert.equal(growthFactorToward(8 * MiB, 8 * MiB), 1)
+    assert.equal(growthFactorToward(16 * MiB, 8 * MiB), 1)
   })
 
   it('sets the cap again when a worker starts, once it was reached', () => {

@@ -42,13 +42,26 @@ export function youngGenerationConfigured(execArgv: readonly string[], nodeOptio
 const V8_GROWTH_FACTOR = 2
 
 /**
+ * The growth factor that takes a young generation of `size` bytes as close to `cap` as one step
+ * can without passing it (V8 multiplies the size by the factor when it grows the young
+ * generation); 1, no growth, once it is within a factor of 2 of the cap.
+ */
+export function growthFactorToward(size: number, cap: number): number {
+  return size > 0 ? Math.max(1, Math.floor(cap / size)) : V8_GROWTH_FACTOR
+}
+
+/**
  * The cap's decisions, apart from V8 so they can be tested: after a collection while below the
- * cap, whether the young generation reached it (then growth stops and collections need no more
- * watching); on a timer while capped, whether V8's memory reducer has shrunk it since (then it
- * may grow again, up to the cap, and collections are watched again).
+ * cap, whether the young generation reached it, or is as close as a step can take it (then growth
+ * stops and collections need no more watching); on a timer while capped, whether V8 has shrunk it
+ * since (then it grows back to the cap in one step, and collections are watched again).
  */
 export class YoungGenerationCap {
   capped = false
+  /** Growing back after V8 shrank it (by the largest step that fits), not from the start (by 2). */
+  #regrowing = false
+  /** The factor set last while watching, so an unchanged one is not set again. */
+  #factor = V8_GROWTH_FACTOR
   constructor(
     private readonly size: () => number,
     private readonly setGrowthFactor: (factor: number) => void,
@@ -60,24 +73,44 @@ export class YoungGenerationCap {
     this.watchCollections(true)
   }
 
-  /** After a garbage collection (only watched while below the cap). */
+  /**
+   * After a garbage collection (only watched while below the cap). V8 may grow the young
+   * generation by less than the factor asked, or shrink it again, so the factor is worked out
+   * anew from its size each time.
+   */
   afterCollection(): void {
-    if (this.capped || this.size() < this.cap) return
-    this.capped = true
-    this.setGrowthFactor(1)
-    this.watchCollections(false)
+    if (this.capped) return
+    const toward = growthFactorToward(this.size(), this.cap)
+    if (toward === 1) {
+      this.capped = true
+      this.#regrowing = false
+      this.setGrowthFactor(1)
+      this.watchCollections(false)
+      return
+    }
+    const factor = this.#regrowing ? toward : Math.min(V8_GROWTH_FACTOR, toward)
+    if (factor !== this.#factor) this.#setWatched(factor)
   }
 
   /**
-   * Now and then: a young generation shrunk below the cap may grow again; one still at the cap
-   * has its growth stopped again (a worker thread's heap setup may have reset the factor since).
+   * Now and then: a young generation shrunk below the cap may grow again, straight back to the
+   * cap at V8's next growth when it can (from the smallest size, one step of 8 rather than three
+   * of 2); one still at the cap has its growth stopped again (a worker thread's heap setup may have
+   * reset the factor since).
    */
   check(): void {
     if (!this.capped) return
-    if (this.size() >= this.cap) return this.setGrowthFactor(1)
+    const factor = growthFactorToward(this.size(), this.cap)
+    if (factor === 1) return this.setGrowthFactor(1)
     this.capped = false
-    this.setGrowthFactor(V8_GROWTH_FACTOR)
+    this.#regrowing = true
+    this.#setWatched(factor)
     this.watchCollections(true)
+  }
+
+  #setWatched(factor: number): void {
+    this.#factor = factor
+    this.setGrowthFactor(factor)
   }
 
   /** A worker thread started: setting up its heap turned V8's growth factor back to 2. */
@@ -87,10 +120,10 @@ export class YoungGenerationCap {
 }
 
 /**
- * How often a capped young generation is looked at. V8's memory reducer shrinks it to 1 MB not
- * only at idle but also in the first second of a load that follows an idle spell (its timer was
- * armed while idle); until the check sees that, the young generation stays at 1 MB with growth
- * stopped. Checked every 5 s, that was 2-5 s of every 8 s load after 12 s idle at 1 MB (samples
+ * How often a capped young generation is looked at. V8 shrinks it to its smallest not only when
+ * its memory reducer runs at idle but also in the first second of a load that follows an idle
+ * spell (the allocation rate, averaged over the idle time, reads low); until the check sees that,
+ * the young generation stays small with growth stopped. Checked every 5 s, that was 2-5 s of every 8 s load after 12 s idle at 1 MB (samples
  * every 50 ms of a `craft serve` under `GET /bench/home`). A check reads V8's heap statistics:
  * a few microseconds, four times a second.
  */
