@@ -17,8 +17,8 @@
  * reads each time it would grow the young generation (`--max-semi-space-size` is read once, when
  * the heap is set up). So growth is left alone until, after a collection, the young generation
  * has reached 8 MB (two 4 MB semi-spaces); then the flag is set and the observer stops. When
- * V8's memory reducer has shrunk the young generation, a check every 250 ms lets it grow again,
- * up to the cap (checked on Node 20, 22 and 24 by `young-generation.test.ts`). A process given
+ * V8 has shrunk the young generation, a check every 250 ms lets it grow back to the cap in one
+ * step (checked on Node 20, 22 and 24 by `young-generation.test.ts`). A process given
  * its own young-generation flags is left as configured: `--max-semi-space-size`,
  * `--min-semi-space-size` or `--semi-space-growth-factor` on the command line, or
  * `--max-semi-space-size` in `NODE_OPTIONS` (the only one of them Node accepts there):
@@ -123,9 +123,9 @@ export class YoungGenerationCap {
  * How often a capped young generation is looked at. V8 shrinks it to its smallest not only when
  * its memory reducer runs at idle but also in the first second of a load that follows an idle
  * spell (the allocation rate, averaged over the idle time, reads low); until the check sees that,
- * the young generation stays small with growth stopped. Checked every 5 s, that was 2-5 s of every 8 s load after 12 s idle at 1 MB (samples
- * every 50 ms of a `craft serve` under `GET /bench/home`). A check reads V8's heap statistics:
- * a few microseconds, four times a second.
+ * the young generation stays small with growth stopped. With a check every 5 s that was 2-5 s of
+ * each 8 s load after 12 s idle (samples every 50 ms of a `craft serve` under `GET /bench/home`).
+ * A check reads V8's heap statistics: a few microseconds, four times a second.
  */
 const CHECK_INTERVAL_MS = 250
 
