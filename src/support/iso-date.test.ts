@@ -15,6 +15,15 @@ describe('isoDate', () => {
     for (const ms of samples) assert.equal(isoDate(new Date(ms)), new Date(ms).toISOString(), `at ${ms}`)
   })
 
+  it('answers from its kept strings only for the same instant: instants sharing a slot, negative ones, repeats', () => {
+    const base = Date.UTC(2026, 10, 28, 9, 31, 32)
+    // 64 ms apart share a slot; so do -1 and 63 (ToInt32 then the low 6 bits).
+    const instants = [base, base + 64, base, base + 64 * 1024, -1, 63, -1, -65, base + 1, base]
+    for (let round = 0; round < 3; round++) {
+      for (const ms of instants) assert.equal(isoDate(new Date(ms)), new Date(ms).toISOString(), `at ${ms}`)
+    }
+  })
+
   it('throws the same RangeError as toISOString for an invalid date', () => {
     assert.throws(() => isoDate(new Date(Number.NaN)), RangeError)
   })
