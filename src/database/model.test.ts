@@ -225,6 +225,24 @@ describe(`Model (${process.env.DB_CONNECTION ?? 'sqlite'})`, () => {
     assert.deepEqual((await User.findOrFail(user.id)).settings, { theme: 'light' })
   })
 
+  it('hydrates from a copy of the row: only cast columns change, in their order, and the row stays as it was', () => {
+    const row = { id: 7, settings: '{"a":1}', active: 1, name: 'Row', last_seen_at: '2024-03-01 10:20:30', score: '2.5', extra: null }
+    const before = structuredClone(row)
+    const user = User.hydrate(row)
+    assert.deepEqual(row, before)
+    const attributes = user.getAttributes()
+    assert.deepEqual(Object.keys(attributes), Object.keys(row))
+    assert.deepEqual(attributes.settings, { a: 1 })
+    assert.equal(attributes.active, true)
+    assert.equal(attributes.score, 2.5)
+    assert.equal((attributes.last_seen_at as Date).toISOString(), '2024-03-01T10:20:30.000Z')
+    assert.equal(attributes.name, 'Row')
+    assert.equal(attributes.extra, null)
+    // A cast declared for a column the row does not have adds nothing.
+    assert.equal(Object.hasOwn(User.hydrate({ id: 8 }).getAttributes(), 'settings'), false)
+    assert.equal(user.isDirty(), false)
+  })
+
   it('sets created_at and updated_at, and serialises them as ISO strings', async () => {
     const start = Math.floor(Date.now() / 1000) * 1000
     const user = await User.create({ name: 'Time', email: 'time@example.com' })
