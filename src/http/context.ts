@@ -12,6 +12,7 @@ import type { Response } from './response.js'
 import type { HttpApplication } from './http-application.js'
 import type { JsonFormKind } from '../routing/route-definition.js'
 import { FrameworkError } from '../support/framework-error.js'
+import { bag } from '../support/bag.js'
 
 /**
  * Per-request flags the framework's own middleware share. Features add theirs by augmenting this
@@ -50,7 +51,7 @@ export class HttpContext {
   readonly params: Record<string, string>
   route: RouteInfo | null
   /** Per-request storage for middleware. */
-  readonly state: RequestState = Object.create(null)
+  readonly state: RequestState = bag() as RequestState
   /** When the request arrived (epoch ms): e.g. whether it was already under way when a token was replaced. */
   readonly receivedAt: number = Date.now()
 

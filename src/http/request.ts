@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http'
 import { parse as parseCookieHeader } from 'cookie'
 import type { CookieJar } from './cookie-jar.js'
 import { forwardedClient } from './trust-proxy.js'
+import { bag } from '../support/bag.js'
 
 export type InputBag = Record<string, unknown>
 
@@ -27,9 +28,9 @@ export class Request {
   readonly path: string
   readonly url: string
   readonly query: InputBag
-  #body: InputBag = Object.create(null)
+  #body: InputBag = bag()
   #bodyError: unknown = undefined
-  params: Record<string, string> = Object.create(null)
+  params: Record<string, string> = bag<string>()
   #options: RequestOptions
   #rawCookies?: Record<string, string | undefined>
   #verifiedCookies?: Map<string, string | undefined>
@@ -42,7 +43,7 @@ export class Request {
     this.url = raw.url ?? '/'
     const q = this.url.indexOf('?')
     this.path = q === -1 ? this.url : this.url.slice(0, q)
-    this.query = q === -1 ? Object.create(null) : parseQueryString(this.url.slice(q + 1))
+    this.query = q === -1 ? bag() : parseQueryString(this.url.slice(q + 1))
     this.#options = options
   }
 
@@ -93,11 +94,11 @@ export class Request {
 
   /** Query and body merged (body wins). */
   all(): InputBag {
-    return Object.assign(Object.create(null), this.query, this.body)
+    return Object.assign(bag(), this.query, this.body)
   }
 
   only(...names: string[]): InputBag {
-    const out: InputBag = Object.create(null)
+    const out: InputBag = bag()
     for (const n of names) if (this.has(n)) out[n] = this.input(n)
     return out
   }
@@ -218,7 +219,7 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
 /** Parses a query string or url-encoded body; repeated keys become arrays; prototype keys are dropped. */
 export function parseQueryString(text: string): InputBag {
-  const out: InputBag = Object.create(null)
+  const out: InputBag = bag()
   let params: URLSearchParams
   try {
     params = new URLSearchParams(text)

@@ -17,7 +17,7 @@ export class Response {
   statusCode = 200
   body: string | Buffer | null = null
   readonly headers = new Map<string, string | string[]>()
-  readonly cookies = new Map<string, string>()
+  #cookies: Map<string, string> | undefined
   #jar: CookieJar
   #secure: boolean
   #urlFor: UrlResolver
@@ -28,6 +28,17 @@ export class Response {
     this.#secure = options.secure
     this.#urlFor = options.urlFor
     this.#referer = options.referer
+  }
+
+  /** The `Set-Cookie` values to send, by cookie name (the map is made when first asked for). */
+  get cookies(): Map<string, string> {
+    return (this.#cookies ??= new Map())
+  }
+
+  /** The `Set-Cookie` values to send, or undefined when none is set (asks for no map). */
+  setCookieValues(): string[] | undefined {
+    const cookies = this.#cookies
+    return cookies !== undefined && cookies.size > 0 ? [...cookies.values()] : undefined
   }
 
   status(code: number): this {

@@ -18,7 +18,8 @@ export function send(res: ServerResponse, response: Response, head: boolean): vo
     headers['x-frame-options'] ??= 'DENY'
     headers['referrer-policy'] ??= 'strict-origin-when-cross-origin'
   }
-  if (response.cookies.size > 0) headers['set-cookie'] = [...response.cookies.values()]
+  const cookies = response.setCookieValues()
+  if (cookies !== undefined) headers['set-cookie'] = cookies
   const body = response.body
   const status = response.statusCode
   if (body === null || status === 204 || status === 304) {

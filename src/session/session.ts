@@ -7,6 +7,7 @@
  */
 import { randomToken } from '../support/random-token.js'
 import type { SessionData } from './session-store.js'
+import { bag } from '../support/bag.js'
 
 const OLD_INPUT_KEY = '_old_input'
 const ERRORS_KEY = '_errors'
@@ -20,7 +21,7 @@ export class Session {
   /** Flash data written by the previous request: what this request reads. */
   #incomingFlash: Record<string, unknown>
   /** Flash data written during this request: what the next request reads. */
-  #outgoingFlash: Record<string, unknown> = Object.create(null)
+  #outgoingFlash: Record<string, unknown> = bag()
   #csrfToken: string | null
   #createdAt: number
   #lastActivity: number
@@ -36,8 +37,8 @@ export class Session {
   constructor(id: string | null, data: SessionData | null = null, now = Date.now()) {
     this.#id = id
     this.#isNew = data === null
-    this.#values = Object.assign(Object.create(null), data?.values)
-    this.#incomingFlash = Object.assign(Object.create(null), data?.flash)
+    this.#values = bag(data?.values)
+    this.#incomingFlash = bag(data?.flash)
     this.#csrfToken = data?.csrfToken ?? null
     this.#createdAt = data?.createdAt ?? now
     this.#lastActivity = data?.lastActivity ?? now
@@ -130,7 +131,7 @@ export class Session {
    * and arrays of strings are kept.
    */
   flashInput(input: Record<string, unknown>): this {
-    const kept: Record<string, unknown> = Object.create(null)
+    const kept: Record<string, unknown> = bag()
     for (const [key, value] of Object.entries(input ?? {})) {
       if (/password/i.test(key) || key === '_token' || key === '__token') continue
       if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') kept[key] = value
@@ -191,9 +192,9 @@ export class Session {
   /** Clears all data (values, flash, token) and moves to a new id; the old id is destroyed on save. */
   invalidate(): this {
     this.#retire()
-    this.#values = Object.create(null)
-    this.#incomingFlash = Object.create(null)
-    this.#outgoingFlash = Object.create(null)
+    this.#values = bag()
+    this.#incomingFlash = bag()
+    this.#outgoingFlash = bag()
     this.#csrfToken = null
     this.#createdAt = Date.now()
     return this
