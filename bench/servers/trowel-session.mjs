@@ -7,7 +7,8 @@
 //      APP_KEY, the cookie name as AAD, canonical base64url only; JSON `{ id, data }`; the session
 //      idle (`lifetime`, 120 min) and absolute (`absolute_lifetime`, 7 days) checks;
 //   2. `trowel_auth`: `s.<base64url token>.<HMAC-SHA256>` with the key "trowel cookie signing",
-//      the cookie name bound into the MAC, compared in constant time;
+//      the cookie name bound into the MAC, compared in constant time (both cookies' values kept
+//      once they pass, by their exact text, as Trowel's cookie jar keeps them);
 //   3. the token's SHA-256 (once), the login row by that digest (a unique index), its lifetime
 //      (`login_lifetime`, 14 days) and idle timeout (`GUARDS.web.idle_timeout`, 120 min), its
 //      `last_used_at` moved on at most once a minute; the session's `auth.login` binding checked
@@ -50,16 +51,38 @@ export function trowelSession(appKey, dbFile, toJson) {
     return out
   }
 
+  // Values that passed, by their exact text, with the cookie name they passed under: the last
+  // 1,000, oldest out first (what Trowel's CookieJar keeps, so a cookie sent again costs neither
+  // side another HMAC or AES-GCM).
+  const opened = new Map()
+  function keep(name, packed, value) {
+    if (opened.size >= 1000) opened.delete(opened.keys().next().value)
+    opened.set(packed, { name, value })
+    return value
+  }
+  function kept(name, packed) {
+    const k = opened.get(packed)
+    return k !== undefined && k.name === name ? k.value : undefined
+  }
+
   function decrypt(packed) {
     if (!packed?.startsWith('e.')) return null
-    const text = packed.slice(2)
-    const raw = Buffer.from(text, 'base64url')
-    if (raw.length < 28 || raw.toString('base64url') !== text) return null
+    let plain = kept(SESSION_COOKIE, packed)
+    if (plain === undefined) {
+      const text = packed.slice(2)
+      const raw = Buffer.from(text, 'base64url')
+      if (raw.length < 28 || raw.toString('base64url') !== text) return null
+      try {
+        const d = createDecipheriv('aes-256-gcm', encryptKey, raw.subarray(0, 12))
+        d.setAAD(sessionAad)
+        d.setAuthTag(raw.subarray(raw.length - 16))
+        plain = keep(SESSION_COOKIE, packed, Buffer.concat([d.update(raw.subarray(12, raw.length - 16)), d.final()]).toString('utf8'))
+      } catch {
+        return null
+      }
+    }
     try {
-      const d = createDecipheriv('aes-256-gcm', encryptKey, raw.subarray(0, 12))
-      d.setAAD(sessionAad)
-      d.setAuthTag(raw.subarray(raw.length - 16))
-      return JSON.parse(Buffer.concat([d.update(raw.subarray(12, raw.length - 16)), d.final()]).toString('utf8'))
+      return JSON.parse(plain)
     } catch {
       return null
     }
@@ -75,13 +98,15 @@ export function trowelSession(appKey, dbFile, toJson) {
 
   function unsign(name, packed) {
     if (!packed?.startsWith('s.')) return null
+    const known = kept(name, packed)
+    if (known !== undefined) return known
     const dot = packed.lastIndexOf('.')
     if (dot <= 2) return null
     const payload = packed.slice(2, dot)
     const given = Buffer.from(packed.slice(dot + 1), 'utf8')
     const expected = Buffer.from(createHmac('sha256', signKey).update(name).update('=').update(payload).digest('base64url'), 'utf8')
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null
-    return Buffer.from(payload, 'base64url').toString('utf8')
+    return keep(name, packed, Buffer.from(payload, 'base64url').toString('utf8'))
   }
 
   /** `{ status, body, setCookie? }` for GET /bench/home. */

@@ -44,4 +44,53 @@ describe('CookieJar', () => {
     assert.equal(new CookieJar(KEY).unpack('a', old), undefined)
     assert.equal(new CookieJar(KEY, [other]).unpack('a', old), 'v')
   })
+
+  it('keeps the values that passed, by their exact text and name, and answers them again', () => {
+    const jar = new CookieJar(KEY)
+    const signed = jar.pack('a', 'hello')
+    const encrypted = jar.pack('s', 'secret data', 'encrypted')
+    assert.equal(jar.isKept(signed), false)
+    assert.equal(jar.unpack('a', signed), 'hello')
+    assert.equal(jar.unpack('s', encrypted), 'secret data')
+    assert.ok(jar.isKept(signed) && jar.isKept(encrypted))
+    for (let i = 0; i < 3; i++) {
+      assert.equal(jar.unpack('a', signed), 'hello')
+      assert.equal(jar.unpack('s', encrypted), 'secret data')
+    }
+    // A kept value under another name is refused, as before, and does not replace what is kept.
+    assert.equal(jar.unpack('b', signed), undefined)
+    assert.equal(jar.unpack('t', encrypted), undefined)
+    assert.equal(jar.unpack('a', signed), 'hello')
+    assert.equal(jar.unpack('s', encrypted), 'secret data')
+    // What fails is never kept.
+    const tampered = encrypted.slice(0, -2) + (encrypted.at(-2) === 'A' ? 'B' : 'A') + encrypted.at(-1)
+    assert.equal(jar.unpack('s', tampered), undefined)
+    assert.equal(jar.isKept(tampered), false)
+    assert.equal(jar.unpack('a', 'hello'), undefined)
+    assert.equal(jar.isKept('hello'), false)
+  })
+
+  it('a jar with another key refuses what this one kept; a value is kept per jar', () => {
+    const jar = new CookieJar(KEY)
+    const packed = jar.pack('s', 'secret data', 'encrypted')
+    assert.equal(jar.unpack('s', packed), 'secret data')
+    const other = new CookieJar('base64:' + Buffer.alloc(32, 9).toString('base64'))
+    assert.equal(other.unpack('s', packed), undefined)
+    assert.equal(other.isKept(packed), false)
+  })
+
+  it('keeps at most openedCacheSize values, the oldest out first; 0 keeps none', () => {
+    const jar = new CookieJar(KEY, [], { openedCacheSize: 2 })
+    const [a, b, c] = ['1', '2', '3'].map((v) => jar.pack('a', v))
+    for (const packed of [a, b, c]) jar.unpack('a', packed!)
+    assert.deepEqual([a, b, c].map((p) => jar.isKept(p!)), [false, true, true])
+    assert.equal(jar.unpack('a', a!), '1')
+    assert.deepEqual([a, b, c].map((p) => jar.isKept(p!)), [true, false, true])
+
+    const none = new CookieJar(KEY, [], { openedCacheSize: 0 })
+    const packed = none.pack('s', 'secret data', 'encrypted')
+    assert.equal(none.unpack('s', packed), 'secret data')
+    assert.equal(none.unpack('s', packed), 'secret data')
+    assert.equal(none.isKept(packed), false)
+  })
 })

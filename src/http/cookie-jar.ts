@@ -4,6 +4,14 @@
  * The cookie's name is bound into the MAC, so a value cannot be moved to another cookie.
  * Previous keys (APP_PREVIOUS_KEYS) still verify, so a key can be rotated without logging
  * everybody out; new values are always written with the current key.
+ *
+ * A browser sends the same cookies with every request, so the jar keeps the values it has
+ * verified or decrypted (the last 1,000 by default: `openedCacheSize`, 0 for none), by their
+ * exact text: a cookie seen again is answered without another HMAC or AES-GCM. Only values that
+ * passed are kept, each with the name it passed under (the MAC and the AES-GCM data are bound to
+ * the name, so the same text is never valid under another); what the cookie says is checked by
+ * its reader on every request as before (a session's idle and absolute lifetimes, a login's
+ * token). Oldest out first; a new jar (a new key, a restart) starts empty.
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
 import { decodeAppKey } from '../support/app-key.js'
@@ -24,13 +32,28 @@ function derive(secret: Buffer): DerivedKeys {
 
 export { decodeAppKey }
 
+export interface CookieJarOptions {
+  /** How many verified or decrypted values are kept for cookies sent again (default 1,000; 0: none). */
+  openedCacheSize?: number
+}
+
+/** A value that passed, kept by its packed text with the cookie name it passed under. */
+interface Opened {
+  name: string
+  value: string
+}
+
 export class CookieJar {
   #current: DerivedKeys
   #all: DerivedKeys[]
+  readonly #opened: Map<string, Opened> | null
+  readonly #openedMax: number
 
-  constructor(appKey: string, previousKeys: string[] = []) {
+  constructor(appKey: string, previousKeys: string[] = [], options: CookieJarOptions = {}) {
     this.#current = derive(decodeAppKey(appKey))
     this.#all = [this.#current, ...previousKeys.filter(Boolean).map((k) => derive(decodeAppKey(k)))]
+    this.#openedMax = Math.max(0, Math.floor(options.openedCacheSize ?? 1000))
+    this.#opened = this.#openedMax > 0 ? new Map() : null
   }
 
   pack(name: string, value: string, mode: CookieMode = 'signed'): string {
@@ -47,6 +70,24 @@ export class CookieJar {
 
   /** The original value, or undefined when the cookie is unsigned, tampered or foreign. */
   unpack(name: string, packed: string): string | undefined {
+    const opened = this.#opened
+    if (opened === null) return this.#open(name, packed)
+    const kept = opened.get(packed)
+    if (kept !== undefined && kept.name === name) return kept.value
+    const value = this.#open(name, packed)
+    if (value !== undefined && kept === undefined) {
+      if (opened.size >= this.#openedMax) opened.delete(opened.keys().next().value!)
+      opened.set(packed, { name, value })
+    }
+    return value
+  }
+
+  /** Whether `packed` is among the values kept for cookies sent again (tests, diagnostics). */
+  isKept(packed: string): boolean {
+    return this.#opened?.has(packed) ?? false
+  }
+
+  #open(name: string, packed: string): string | undefined {
     if (packed.startsWith('s.')) {
       const dot = packed.lastIndexOf('.')
       if (dot <= 2) return undefined
