@@ -1,5 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { CookieJar } from './cookie-jar.js'
 
 const KEY = 'base64:' + Buffer.alloc(32, 7).toString('base64')
@@ -92,5 +94,23 @@ describe('CookieJar', () => {
     assert.equal(none.unpack('s', packed), 'secret data')
     assert.equal(none.unpack('s', packed), 'secret data')
     assert.equal(none.isKept(packed), false)
+  })
+
+  it('a kept value does not keep the request\'s whole Cookie header alive', () => {
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const jar = new CookieJar(KEY)
+    gc()
+    const before = process.memoryUsage().heapUsed
+    for (let i = 0; i < 300; i++) {
+      // The value as the cookie parser hands it over: a slice of a 16 KB header.
+      const header = `pad=${'x'.repeat(16_000)}${i}; s=${jar.pack('s', `v${i}`, 'encrypted')}`
+      const packed = header.slice(header.indexOf('; s=') + 4)
+      assert.equal(jar.unpack('s', packed), `v${i}`)
+      assert.ok(jar.isKept(packed))
+    }
+    gc()
+    // 300 headers of 16 KB would be about 4.8 MB; the kept values themselves are a few dozen KB.
+    assert.ok(process.memoryUsage().heapUsed - before < 1_500_000, `${process.memoryUsage().heapUsed - before} bytes kept`)
   })
 })

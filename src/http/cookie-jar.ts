@@ -77,7 +77,9 @@ export class CookieJar {
     const value = this.#open(name, packed)
     if (value !== undefined && kept === undefined) {
       if (opened.size >= this.#openedMax) opened.delete(opened.keys().next().value!)
-      opened.set(packed, { name, value })
+      // The key is copied: the text given is usually a slice of the request's whole Cookie
+      // header (up to 16 KB), which a kept slice would keep alive with it.
+      opened.set(Buffer.from(packed, 'utf16le').toString('utf16le'), { name, value })
     }
     return value
   }
