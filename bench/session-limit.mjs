@@ -9,6 +9,10 @@
 // stack) answering `{"data": user}`. The limit: bench/servers/raw.mjs's `GET /bench/home`
 // (trowel-session.mjs), the same work on the same cookies and database file. One fresh login per
 // round, used by both servers; the two bodies must be byte-identical before anything is measured.
+// Trowel runs twice: the process that answers the login (as a single server would), and a twin
+// process of the same app whose cookie comes from that login, so that, like the limit, it never
+// answers a login itself; a process that has answered one serves this request some per cent
+// slower afterwards (bench/RESULTS.md, "the login effect"). The target is read on the twin.
 // Both servers pinned to one core, autocannon on the other, the order rotating each round. The
 // figure to read is the paired ratio of requests per server CPU-second (each round's two runs
 // ran back to back), and only when both servers were near 100 % busy (see bench/README.md).
@@ -40,6 +44,8 @@ try {
   copyUsers(join(app.dir, 'storage/database.sqlite'), usersDb)
   const trowel = profile ? await profiled(app) : await app.serve({ name: 'Trowel' })
   servers.push(trowel)
+  const twin = profile ? null : await app.serve({ name: 'Trowel (twin)' })
+  if (twin) servers.push(twin)
   const port = await freePort()
   const limit = await startServer({
     name: 'limit',
@@ -51,18 +57,19 @@ try {
   servers.push(limit)
 
   const cookie = await webLogin(trowel.url)
-  const [a, b] = await Promise.all([trowel, limit].map(async (s) => {
+  const [a, b, c = a] = await Promise.all([trowel, limit, ...(twin ? [twin] : [])].map(async (s) => {
     const r = await fetch(`${s.url}/bench/home`, { headers: { cookie } })
     return `${r.status} ${await r.text()}`
   }))
-  if (a !== b || !a.startsWith('200 ')) throw new Error(`the two servers answer differently:\n  Trowel: ${a}\n  limit:  ${b}`)
-  console.log(`Both answer, byte for byte: ${a.slice(4)}\n`)
+  if (a !== b || a !== c || !a.startsWith('200 ')) throw new Error(`the servers answer differently:\n  Trowel: ${a}\n  limit:  ${b}\n  twin:   ${c}`)
+  console.log(`All answer, byte for byte: ${a.slice(4)}\n`)
 
   const prepare = async () => ({ cookie: await webLogin(trowel.url) })
   const results = await compare(
     [
       { name: 'node:http (limit)', url: `${limit.url}/bench/home`, pid: limit.pid, prepare },
       { name: 'Trowel', url: `${trowel.url}/bench/home`, pid: trowel.pid, prepare },
+      ...(twin ? [{ name: 'Trowel (twin)', url: `${twin.url}/bench/home`, pid: twin.pid, prepare }] : []),
     ],
     opts,
   )
