@@ -104,11 +104,12 @@ try {
   const idle = new Map([...servers].map(([n, s]) => [n, s.rssMb()]))
 
   // The same token and the same JSON everywhere.
-  const isTrowelApp = (name) => name === 'Trowel' || name === TWIN || name === LIMIT
-  const sessionPath = (name) => (isTrowelApp(name) ? '/bench/home' : '/home')
+  // Trowel, its twin and the limit share one app's database and APP_KEY: all log in through Trowel.
+  const loginThroughTrowel = (name) => name === 'Trowel' || name === TWIN || name === LIMIT
+  const sessionPath = (name) => (loginThroughTrowel(name) ? '/bench/home' : '/home')
   const sessionCookie = async (name) => {
     const s = servers.get(name)
-    if (isTrowelApp(name)) return webLogin(trowel.url)
+    if (loginThroughTrowel(name)) return webLogin(trowel.url)
     const r = await fetch(s.url + '/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: BENCH_USER.email, password: BENCH_USER.password }) })
     if (r.status !== 200) throw new Error(`${name} POST /login answered ${r.status}`)
     await r.arrayBuffer()

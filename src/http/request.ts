@@ -94,7 +94,7 @@ export class Request {
 
   /** Query and body merged (body wins). */
   all(): InputBag {
-    return Object.assign(bag(), this.query, this.body)
+    return Object.assign(bag(this.query), this.body)
   }
 
   only(...names: string[]): InputBag {
