@@ -3,20 +3,28 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { DatabaseManager } from './database-manager.js'
 import { MigrationError } from './errors.js'
+import { Migration } from './migration.js'
 import { newAppMigrations, renderMigrationStub } from './migration-stubs.js'
 import { Migrator } from './migrator.js'
 import { createTestDatabase, type TestDatabase } from './testing.js'
 
-const MIGRATION_URL = new URL('./migration.ts', import.meta.url).href
+// The tests' migration folders sit in one folder marked as ES modules, as an app's are. The
+// migrations import the Migration class this file's Migrator checks them against through a module
+// that hands it over (under `npm test` this file runs compiled, with its own copy of the class).
+const workspace = mkdtempSync(join(tmpdir(), 'trowel-migrator-'))
+writeFileSync(join(workspace, 'package.json'), '{ "type": "module" }\n')
+const HANDOVER = Symbol.for('trowel.test.migration-class')
+;(globalThis as Record<symbol, unknown>)[HANDOVER] = Migration
+writeFileSync(join(workspace, 'migration.js'), `export const Migration = globalThis[Symbol.for('trowel.test.migration-class')]\n`)
+const MIGRATION_URL = pathToFileURL(join(workspace, 'migration.js')).href
 
 let tdb: TestDatabase
-const directories: string[] = []
 
 function folder(files: Record<string, string>): string {
-  const directory = mkdtempSync(join(tmpdir(), 'trowel-migrations-'))
-  directories.push(directory)
+  const directory = mkdtempSync(join(workspace, 'migrations-'))
   for (const [name, contents] of Object.entries(files)) writeFileSync(join(directory, name), contents)
   return directory
 }
@@ -43,12 +51,15 @@ function migrator(directory: string, knex = tdb.knex): Migrator {
 }
 
 before(async () => {
+  // The migrations below are TypeScript files written at run time: under `npm test`, which runs
+  // the suite compiled (scripts/test.mjs), tsx is registered for them as `--import tsx` would.
+  if (process.env.TROWEL_TEST_COMPILED === '1') await import('tsx' as string)
   tdb = await createTestDatabase({ sqliteFile: true })
 })
 
 after(async () => {
   await tdb.cleanup()
-  for (const directory of directories) rmSync(directory, { recursive: true, force: true })
+  rmSync(workspace, { recursive: true, force: true })
 })
 
 describe(`Migrator (${process.env.DB_CONNECTION ?? 'sqlite'})`, () => {
