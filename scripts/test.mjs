@@ -111,11 +111,23 @@ function roomInMemory() {
 const tsx = process.env.TEST_TSX === '1'
 const cache = join(root, 'node_modules', '.cache')
 mkdirSync(cache, { recursive: true })
-// What an interrupted run left behind (another run's folder is in use for far less than a day).
-for (const name of readdirSync(cache)) {
-  const path = join(cache, name)
-  if (name.startsWith('trowel-tests-') && Date.now() - statSync(path).mtimeMs > 24 * 3600 * 1000) rmSync(path, { recursive: true, force: true })
+/** Removes what a run killed before its cleanup left in `dir` (a run's folders live far less than a day). */
+function removeLeftovers(dir, prefix) {
+  let names
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const path = join(dir, name)
+    if (name.startsWith(prefix) && Date.now() - statSync(path).mtimeMs > 24 * 3600 * 1000) rmSync(path, { recursive: true, force: true })
+  }
 }
+removeLeftovers(cache, 'trowel-tests-')
+removeLeftovers('/dev/shm', 'trowel-test-')
+// Ctrl-C reaches the runner too: this process waits for it to stop, then removes the run's folders.
+process.on('SIGINT', () => {})
 const compiled = tsx ? null : mkdtempSync(join(cache, 'trowel-tests-'))
 let status
 // The run's temporary files (the apps the black-box tests make, their SQLite databases, browser
