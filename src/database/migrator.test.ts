@@ -10,6 +10,7 @@ import { Migration } from './migration.js'
 import { newAppMigrations, renderMigrationStub } from './migration-stubs.js'
 import { Migrator } from './migrator.js'
 import { createTestDatabase, type TestDatabase } from './testing.js'
+import { registerTypeScript } from '../cli/typescript-loader.js'
 
 // The tests' migration folders sit in one folder marked as ES modules, as an app's are. The
 // migrations import the Migration class this file's Migrator checks them against through a module
@@ -52,8 +53,9 @@ function migrator(directory: string, knex = tdb.knex): Migrator {
 
 before(async () => {
   // The migrations below are TypeScript files written at run time: under `npm test`, which runs
-  // the suite compiled (scripts/test.mjs), tsx is registered for them as `--import tsx` would.
-  if (process.env.TROWEL_TEST_COMPILED === '1') await import('tsx' as string)
+  // the suite compiled (scripts/test.mjs), they load through tsx as an app's do without its
+  // compiled copy.
+  if (process.env.TROWEL_TEST_COMPILED === '1') await registerTypeScript()
   tdb = await createTestDatabase({ sqliteFile: true })
 })
 
