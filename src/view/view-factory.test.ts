@@ -133,6 +133,46 @@ describe('ViewFactory', () => {
     assert.throws(() => view.render('missing/page'), (e: unknown) => e instanceof TemplateRenderError && /"missing\/page\.html" not found/.test(e.message))
   })
 
+  it('debug mode compiles a template once and again after its file, a parent or an override changes', () => {
+    const root = mkdtempSync(join(tmpdir(), 'trowel-view-debug-'))
+    try {
+      const [own, framework] = [join(root, 'app'), join(root, 'framework')]
+      mkdirSync(own)
+      mkdirSync(framework)
+      writeFileSync(join(framework, 'layout.html'), '[{% block body %}{% endblock %}]')
+      writeFileSync(join(framework, 'page.html'), '{% extends "layout.html" %}{% block body %}framework {{ n }}{% endblock %}')
+      const view = new ViewFactory(app, { debug: true, paths: [own, framework] })
+      assert.equal(view.render('page', { n: 1 }), '[framework 1]')
+      const compiled = view.env.getTemplate('page.html')
+      assert.equal(view.render('page', { n: 2 }), '[framework 2]')
+      assert.equal(view.env.getTemplate('page.html'), compiled, 'unchanged files: the compiled template is kept')
+
+      writeFileSync(join(framework, 'layout.html'), '<<{% block body %}{% endblock %}>>')
+      assert.equal(view.render('page', { n: 3 }), '<<framework 3>>', 'an edited parent shows at the next render')
+      assert.notEqual(view.env.getTemplate('page.html'), compiled)
+
+      writeFileSync(join(own, 'page.html'), '{% extends "layout.html" %}{% block body %}app {{ n }}{% endblock %}')
+      assert.equal(view.render('page', { n: 4 }), '<<app 4>>', "a new file in the app's folder overrides at the next render")
+      rmSync(join(own, 'page.html'))
+      assert.equal(view.render('page', { n: 5 }), '<<framework 5>>', 'and its removal falls back')
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
+  })
+
+  it('outside debug mode a compiled template is kept whatever happens to its file', () => {
+    const root = mkdtempSync(join(tmpdir(), 'trowel-view-cache-'))
+    try {
+      writeFileSync(join(root, 'page.html'), 'one')
+      const view = new ViewFactory(app, { debug: false, paths: [root] })
+      assert.equal(view.render('page'), 'one')
+      writeFileSync(join(root, 'page.html'), 'two, longer')
+      assert.equal(view.render('page'), 'one')
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
+  })
+
   it('hides template details outside debug mode (generic InternalError)', () => {
     const view = new ViewFactory(app, { debug: false })
     assert.throws(

@@ -1,15 +1,17 @@
 /**
  * @module view/view-factory
  * `ViewFactory`: renders Nunjucks templates (the Jinja2 dialect) from the app's `templates/`,
- * falling back to the framework's own `templates/`. Output is autoescaped; templates are
- * re-read on every render when APP_DEBUG is on. `forContext(ctx)` adds the per-request globals
+ * falling back to the framework's own `templates/`. Output is autoescaped. Each template is compiled
+ * once; when APP_DEBUG is on, a render first checks the files the cached templates came from (and
+ * the app's files that would override them) and compiles again after any change, so an edit shows
+ * at the next request without recompiling every page on every request. `forContext(ctx)` adds the per-request globals
  * (`csrf_field`, `old()`, `errors`, `messages`, `auth_user`, ...); see `ContextView`.
  *
  * `ViewProvider` wires it: `app.singleton('view', () => new ViewFactory(app))` and
  * `app.bind('http.context.view', (ctx) => app.make('view').forContext(ctx))`.
  */
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import type nunjucks from 'nunjucks'
 import type { Application } from '../foundation/application.js'
 import type { HttpContext } from '../http/context.js'
@@ -29,7 +31,7 @@ export type UrlFor = (name: string, params?: Record<string, unknown>) => string
 export interface ViewFactoryOptions {
   /** Template folders searched in order; default `[app.path('templates'), <framework>/templates]`. */
   paths?: string[]
-  /** Detailed template errors and no template cache; default `app.isDebug`. */
+  /** Detailed template errors, and templates compiled again when their files change; default `app.isDebug`. */
   debug?: boolean
 }
 
@@ -41,6 +43,8 @@ export class ViewFactory {
   readonly #app: ViewApp
   #shared: Record<string, unknown> = {}
   #env: nunjucks.Environment | undefined
+  /** Debug mode: every file a cached template was looked up at, with what was there (`fileMark`). */
+  readonly #looked = new Map<string, string>()
 
   constructor(app: ViewApp, options: ViewFactoryOptions = {}) {
     this.#app = app
@@ -58,7 +62,22 @@ export class ViewFactory {
 
   #createEnv(): nunjucks.Environment {
     const { Environment, FileSystemLoader } = loadNunjucks()
-    const loader = new FileSystemLoader(this.paths, { noCache: this.debug, watch: false })
+    const loader = new FileSystemLoader(this.paths, { noCache: false, watch: false })
+    if (this.debug) {
+      // Notes what each search path holds for the name before the loader reads the file it finds,
+      // so a change made after the read is seen at the next render.
+      const getSource = loader.getSource.bind(loader)
+      loader.getSource = (name: string) => {
+        for (const dir of this.paths) {
+          const path = resolve(dir, name)
+          if (!path.startsWith(resolve(dir))) continue
+          const mark = fileMark(path)
+          this.#looked.set(path, mark)
+          if (mark !== MISSING) break
+        }
+        return getSource(name)
+      }
+    }
     const env = new Environment(loader, { autoescape: true, throwOnUndefined: false })
     env.addGlobal('route', (name: string, params?: Record<string, unknown>) => this.urlFor(name, params))
     env.addGlobal('has_route', (name: string) => this.#app.has('url.has') && this.#app.make<(name: string) => boolean>('url.has')(name))
@@ -103,6 +122,7 @@ export class ViewFactory {
 
   /** Renders an already resolved template file name with exactly `context`. */
   renderFile(file: string, context: Record<string, unknown>): string {
+    if (this.debug) this.#forgetChanged()
     try {
       return this.env.render(file, context)
     } catch (error) {
@@ -137,10 +157,32 @@ export class ViewFactory {
     return renderErrorPage(data)
   }
 
+  /** Debug mode: drops every compiled template when a file they were looked up at has changed, appeared or gone. */
+  #forgetChanged(): void {
+    for (const [path, mark] of this.#looked) {
+      if (fileMark(path) === mark) continue
+      const env = this.#env as CachingEnvironment | undefined
+      this.#looked.clear()
+      env?.invalidateCache()
+      return
+    }
+  }
+
   #templateError(file: string, error: unknown): Error {
     if (error instanceof HttpError && !(error instanceof InternalError)) return error
     const location = locateTemplateError(error, file, [this.#app.basePath ?? '', ...this.paths].filter(Boolean))
     if (this.debug) return new TemplateRenderError(location, error)
     return new InternalError(undefined, { cause: new TemplateRenderError(location, error) })
   }
+}
+
+/** Nunjucks 3's `Environment` empties its loaders' template caches with `invalidateCache()` (not in its typings). */
+type CachingEnvironment = nunjucks.Environment & { invalidateCache(): void }
+
+const MISSING = '-'
+
+/** What is at `path`: its inode, size and times, or `MISSING`. */
+function fileMark(path: string): string {
+  const stat = statSync(path, { throwIfNoEntry: false })
+  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}` : MISSING
 }
