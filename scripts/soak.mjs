@@ -9,7 +9,9 @@
 //      Latencies are taken from autocannon's 'response' events, to the microsecond: its own
 //      histogram keeps whole milliseconds, so a p99 of 1.9 ms would read 1 ms.
 // SOAK_SECONDS (default 4) sets each autocannon run's duration. SOAK_LATENCY=report prints the
-// p99 comparison without failing on it (npm test runs this script that way: test/reliability/
+// p99 comparison without failing on it, from one idle/busy pair instead of three (the median of
+// three is there to make the checked comparison stable; the pair still checks that the JWT route
+// answers without errors while logins hash). npm test runs this script that way (test/reliability/
 // load.test.ts; timed assertions do not belong in a suite that shares its machine). Exit code 0
 // when every check holds.
 import { spawn, spawnSync } from 'node:child_process'
@@ -28,6 +30,7 @@ const check = (ok, message) => {
   if (!ok) failures.push(message)
 }
 const REPORT_LATENCY = process.env.SOAK_LATENCY === 'report'
+const PAIRS = REPORT_LATENCY ? 1 : 3
 
 const parent = mkdtempSync(join(tmpdir(), 'trowel-soak-'))
 const dir = join(parent, 'app')
@@ -115,12 +118,13 @@ try {
   check(rss[2] <= rss[0] * 1.25 + 16 * 1024, `memory: RSS ${(rss[0] / 1024).toFixed(1)} MB after round 1, ${(rss[2] / 1024).toFixed(1)} MB after round 3`)
 
   // Three pairs of runs, idle then beside 20 logins, compared by their medians: one p99 is a
-  // handful of requests (a GC pause, a timer) and varies by tens of percent between runs.
+  // handful of requests (a GC pause, a timer) and varies by tens of percent between runs. One pair
+  // when the comparison is only reported.
   const idle = []
   const busy = []
   let logins = 0
   let loginErrors = 0
-  for (let pair = 0; pair < 3; pair++) {
+  for (let pair = 0; pair < PAIRS; pair++) {
     idle.push(await jwtP99(4))
     let stop = false
     const hashing = Array.from({ length: 20 }, async () => {
@@ -139,7 +143,7 @@ try {
   check(loginErrors === 0 && logins > 0, `${logins} logins completed in the background, ${loginErrors} failed`)
   const runs = [...idle, ...busy].map((r) => r.result)
   check(runs.every((r) => r.errors === 0 && r.non2xx === 0), `JWT route under login load: ${busy.map((r) => r.result.requests.total).join(', ')} requests (${idle.map((r) => r.result.requests.total).join(', ')} idle), ${runs.reduce((n, r) => n + r.errors + r.non2xx, 0)} errors or non-2xx`)
-  const median = (list) => list.map((r) => r.p99).sort((a, b) => a - b)[1]
+  const median = (list) => list.map((r) => r.p99).sort((a, b) => a - b)[Math.floor(list.length / 2)]
   const [idleP99, busyP99] = [median(idle), median(busy)]
   const within = busyP99 <= 3 * idleP99
   const ms = (list) => list.map((r) => r.p99.toFixed(2)).join(', ')
