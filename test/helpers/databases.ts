@@ -4,7 +4,13 @@
  * server, dropped afterwards, so parallel test files never share tables.
  */
 import { randomBytes } from 'node:crypto'
-import knex from 'knex'
+import type { Knex } from 'knex'
+
+/** An admin connection to the server (knex is loaded only here: a SQLite run's files never need it). */
+async function adminConnection(driver: 'postgres' | 'mysql', base: string): Promise<Knex> {
+  const { default: knex } = await import('knex')
+  return knex({ client: driver === 'postgres' ? 'pg' : 'mysql2', connection: base, pool: { min: 0, max: 1 } })
+}
 
 export type TestDriver = 'sqlite' | 'postgres' | 'mysql'
 
@@ -25,7 +31,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   if (driver === 'sqlite') return { env: { DB_CONNECTION: 'sqlite', DB_DATABASE: 'storage/database.sqlite' }, drop: async () => {} }
   const base = process.env.DATABASE_URL ?? (driver === 'postgres' ? 'postgres://postgres@127.0.0.1:5432/test' : 'mysql://root@127.0.0.1:3306/test')
   const name = `trowel_t_${randomBytes(6).toString('hex')}`
-  const admin = knex({ client: driver === 'postgres' ? 'pg' : 'mysql2', connection: base, pool: { min: 0, max: 1 } })
+  const admin = await adminConnection(driver, base)
   try {
     await admin.raw(driver === 'postgres' ? `create database "${name}"` : `create database \`${name}\``)
   } finally {
@@ -36,7 +42,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     env: { DB_CONNECTION: driver, DATABASE_URL: url.toString() },
     async drop() {
-      const again = knex({ client: driver === 'postgres' ? 'pg' : 'mysql2', connection: base, pool: { min: 0, max: 1 } })
+      const again = await adminConnection(driver, base)
       try {
         await again.raw(driver === 'postgres' ? `drop database if exists "${name}" with (force)` : `drop database if exists \`${name}\``)
       } catch {
