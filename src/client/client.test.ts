@@ -8,8 +8,11 @@ import { createClient, memoryStorage, TrowelError, webStorage, type LockManagerL
  * the same successor, as the server's families do). Every answer waits a tick, so concurrent
  * requests really overlap.
  */
-function fakeServer(options: { reuseWindow?: boolean; refuseReauth?: boolean; reauthDelay?: number } = {}) {
+function fakeServer(options: { reuseWindow?: boolean; refuseReauth?: boolean; reauthDelay?: number; holdReauth?: boolean } = {}) {
   let current = ''
+  // holdReauth: every reauth waits at the server until the test calls releaseReauth().
+  let releaseReauth = () => {}
+  const reauthGate = new Promise<void>((resolve) => (releaseReauth = resolve))
   let n = 0
   const expired = new Set<string>()
   const successors = new Map<string, string>()
@@ -36,6 +39,7 @@ function fakeServer(options: { reuseWindow?: boolean; refuseReauth?: boolean; re
         return json(200, { data: current })
       case '/api/reauth': {
         if (options.reauthDelay) await new Promise((resolve) => setTimeout(resolve, options.reauthDelay))
+        if (options.holdReauth) await reauthGate
         if (options.refuseReauth) return json(401, { message: 'Could not reauthenticate based on given token.', code: 'E_REAUTH_FAILED' })
         if (body.token === current) {
           const next = `t${++n}`
@@ -65,6 +69,7 @@ function fakeServer(options: { reuseWindow?: boolean; refuseReauth?: boolean; re
     fetch,
     calls,
     reauths: () => calls.filter((c) => c.path === '/api/reauth').length,
+    releaseReauth: () => releaseReauth(),
     /** The server's clock moves on: the current token expires (it can still be reauthenticated). */
     expire() {
       expired.add(current)
@@ -91,6 +96,14 @@ function fakeLocks(): LockManagerLike & { grants: number } {
 }
 
 const BASE = 'https://app.example.com'
+
+/** Resolves once `condition()` holds, checked at every turn of the event loop (fails after 10 s). */
+async function until(condition: () => boolean): Promise<void> {
+  for (const started = Date.now(); !condition(); ) {
+    if (Date.now() - started > 10_000) throw new Error(`not reached: ${condition}`)
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
 
 describe('trowel/client', () => {
   it('logs in, stores the token and sends it as Bearer', async () => {
@@ -189,7 +202,7 @@ describe('trowel/client', () => {
 
   for (const channel of [true, false]) {
     it(`two tabs without locks, ${channel ? 'with' : 'without'} a BroadcastChannel: ${channel ? 'one reauth' : 'two reauths (the race the reuse window covers)'}`, async () => {
-      const server = fakeServer({ reauthDelay: 150, reuseWindow: true })
+      const server = fakeServer({ holdReauth: true, reuseWindow: true })
       const storage = memoryStorage()
       const options = { baseUrl: BASE, fetch: server.fetch, storage, locks: null, broadcastChannel: channel ? BroadcastChannel : null }
       const tab1 = createClient(options)
@@ -197,11 +210,17 @@ describe('trowel/client', () => {
       try {
         await tab1.auth.login('ada@example.com', 'right')
         server.expire()
-        // Tab 1 is reauthenticating (slowly) when tab 2 gets its 401: with the channel it waits for
-        // tab 1's "done", then reads the new token from storage.
+        // Tab 1's reauth is held at the server while tab 2 gets its 401. Without the channel tab 2
+        // sends a reauth of its own, which is awaited; with it, tab 2 waits for tab 1's "done",
+        // then reads the new token from storage (had it sent a reauth, the count below shows it).
         const first = tab1.auth.reauth()
-        await new Promise((resolve) => setTimeout(resolve, 10))
-        const [, me] = await Promise.all([first, tab2.get<{ data: { email: string } }>('/api/me')])
+        await until(() => server.reauths() === 1)
+        const second = tab2.get<{ data: { email: string } }>('/api/me')
+        await until(() => server.calls.filter((c) => c.path === '/api/me').length === 1)
+        if (channel) await new Promise((resolve) => setTimeout(resolve, 20))
+        else await until(() => server.reauths() === 2)
+        server.releaseReauth()
+        const [, me] = await Promise.all([first, second])
         assert.equal(me.data.email, 'ada@example.com')
       } finally {
         tab1.close()
