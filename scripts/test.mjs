@@ -77,8 +77,11 @@ async function compileTests(files, outdir) {
       b.onResolve({ filter: /^trowel(\/|$)/ }, (args) => ({ path: fileURLToPath(import.meta.resolve(args.path)), external: true }))
     },
   }
+  // Node's runner starts the files it is given in the order of their paths, not of its arguments:
+  // each bundle's path starts with its place in `files`, so they run in that order.
+  const place = (i) => String(i).padStart(4, '0')
   await build({
-    entryPoints: files.map((f) => join(root, f)),
+    entryPoints: files.map((f, i) => ({ in: join(root, f), out: join(place(i), f.replace(/\.ts$/, '')) })),
     outdir,
     outbase: root,
     bundle: true,
@@ -95,7 +98,7 @@ async function compileTests(files, outdir) {
   })
   // ES modules, as the sources are (the package's `"type": "module"` does not reach into node_modules).
   writeFileSync(join(outdir, 'package.json'), '{ "type": "module" }\n')
-  return files.map((f) => join(outdir, f.replace(/\.ts$/, '.js')))
+  return files.map((f, i) => join(outdir, place(i), f.replace(/\.ts$/, '.js')))
 }
 
 /** Whether /dev/shm (memory) exists with 4 GiB free: a run's files peak well under that. */
