@@ -19,8 +19,9 @@
 // esbuild and TypeScript, by path, size and modification time (dist/.inputs). `npm test` right
 // after `npm install` then starts at once instead of building the same files again (about 4 s).
 import { spawnSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 
 const root = new URL('..', import.meta.url).pathname
@@ -41,7 +42,7 @@ function inputs() {
     if (!entry.isFile() || /\.test\.ts$/.test(entry.name)) continue
     add(relative(root, join(entry.parentPath ?? entry.path, entry.name)))
   }
-  for (const path of ['scripts/build.mjs', 'package.json', 'tsconfig.json', 'node_modules/esbuild/package.json', 'node_modules/typescript/package.json']) add(path)
+  for (const path of ['scripts/build.mjs', 'package.json', 'tsconfig.json', 'node_modules/esbuild/package.json', 'node_modules/typescript/package.json', 'node_modules/@zxcvbn-ts/core/package.json', 'node_modules/@zxcvbn-ts/language-common/package.json']) add(path)
   return lines.sort().join('\n') + '\n'
 }
 
@@ -59,8 +60,8 @@ if (process.argv.includes('--if-changed')) {
   }
 }
 
-/** The public entry points, the compile child `craft serve` spawns, and the handler the in-process benchmark drives. */
-const ENTRY_POINTS = ['index', 'auth/index', 'api/index', 'cli/index', 'testing/index', 'client/index', 'cli/compile-app-child', 'http/request-handler']
+/** The public entry points, the compile child `craft serve` spawns, the handler the in-process benchmark drives, and the auth pages' script this build bundles (prebuildPageScript). */
+const ENTRY_POINTS = ['index', 'auth/index', 'api/index', 'cli/index', 'testing/index', 'client/index', 'cli/compile-app-child', 'http/request-handler', 'auth/pages/page-bundle']
 
 function fail(status) {
   rmSync(next, { recursive: true, force: true })
@@ -90,11 +91,23 @@ try {
   fail(1)
 }
 asciiOnly(next)
+await prebuildPageScript(next)
 writeFileSync(join(next, INPUTS), built)
 const dist = join(root, 'dist')
 if (existsSync(dist)) renameSync(dist, old)
 renameSync(next, dist)
 rmSync(old, { recursive: true, force: true })
+
+/**
+ * `GET /auth/pages.js`, bundled once here rather than by esbuild in every process that serves the
+ * auth pages (auth/pages/page-bundle): `dist/assets/auth-pages.js`, its first line naming what it
+ * was made from, so a process with other sources or versions builds its own instead.
+ */
+async function prebuildPageScript(dir) {
+  const { buildPageScript, pageScriptHeader } = await import(pathToFileURL(join(dir, 'auth', 'pages', 'page-bundle.js')).href)
+  mkdirSync(join(dir, 'assets'), { recursive: true })
+  writeFileSync(join(dir, 'assets', 'auth-pages.js'), `${pageScriptHeader()}\n${await buildPageScript()}`)
+}
 
 /**
  * V8 keeps each module's source text in memory for as long as the module lives, as a one-byte

@@ -1,10 +1,12 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Application } from '../../foundation/application.js'
 import { Logger } from '../../support/logger.js'
 import { fakeContext } from '../../testing/fake-context.js'
-import { pageScriptBundle, servePageScript } from './page-bundle.js'
+import { buildPageScript, loadPageScript, pageScriptBundle, pageScriptHeader, servePageScript } from './page-bundle.js'
 
 describe('GET /auth/pages.js', () => {
   it('is one browser script: zxcvbn with the common dictionaries, then the pages\' script, with nothing that ends a script element', async () => {
@@ -43,5 +45,22 @@ describe('GET /auth/pages.js', () => {
     await servePageScript(again)
     assert.equal(again.response.statusCode, 304)
     assert.equal(again.response.body, null)
+  })
+
+  it('is read from the package build when that was made from the same inputs, else built', async () => {
+    const built = await buildPageScript()
+    // The package's dist/ (npm test builds it first) holds exactly what a build makes now.
+    assert.equal(await loadPageScript(), built)
+    const dir = mkdtempSync(join(tmpdir(), 'trowel-page-script-'))
+    try {
+      const file = join(dir, 'auth-pages.js')
+      writeFileSync(file, `${pageScriptHeader()}\nprebuilt();\n`)
+      assert.equal(await loadPageScript(file), 'prebuilt();\n', 'the same inputs: the file is used')
+      writeFileSync(file, `/* trowel auth pages script ${'0'.repeat(64)} */\nstale();\n`)
+      assert.equal(await loadPageScript(file), built, 'other inputs: built again')
+      assert.equal(await loadPageScript(join(dir, 'missing.js')), built, 'no file: built')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
