@@ -2,10 +2,22 @@
  * Fair, bounded hashing (SPEC §9 item 5), black-box: a generated app, flooded with logins for
  * random unknown addresses from eight source addresses (127.0.0.2-9: the client socket is bound to
  * each, so the server sees eight clients; the per-address budget is off, so that every one of
- * them is a password check), while an honest client at 127.0.0.1 logs in through the web form. Its logins must succeed; how long they took is printed, not asserted (no timed
- * assertions in tests: `npm run bench:flood` measures). Every flood answer is a wrong password,
- * a throttled attempt or 503 E_SERVER_BUSY with Retry-After: never a 500. Clients that hang up
- * before their answer must not break anything either.
+ * them is a password check), while an honest client at 127.0.0.1 logs in through the web form. Its
+ * logins must succeed; how long they took is printed, not asserted (no timed assertions in tests:
+ * `npm run bench:flood` measures). Every flood answer is a wrong password, a throttled attempt or
+ * 503 E_SERVER_BUSY with Retry-After: never a 500. Clients that hang up before their answer must
+ * not break anything either.
+ *
+ * Fairness is counted, not timed. Each flood connection has one check in the queue, so about 30
+ * are waiting when an honest login arrives. Served round-robin, the honest check waits for at most
+ * one check of each of the eight other addresses (plus those already running); first come first
+ * served (`HASH_FAIR=0`), it waits for all 30. So the flood answers that arrive while an honest
+ * login is under way are counted, and must stay well under 30.
+ *
+ * The queue is patient here (`GUARDS.hashing.max_wait` 60 s instead of 2 s): the hashing threads
+ * run at nice 19, and when other processes keep both cores busy (the suite's other files) a check
+ * can wait past 2 s for CPU, which is that machine's load and not what this file tests. 503
+ * E_SERVER_BUSY itself is tested in `src/auth/hashing/hasher.test.ts`.
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -15,10 +27,17 @@ import { newApp, migrate, type TestApp, type Server } from '../helpers/app-harne
 import { Client } from '../helpers/http-client.js'
 import { applyApiSteps, applyAuthSteps } from '../helpers/seed-steps.js'
 import { PASSWORD, registerUser } from '../helpers/security-kit.js'
+import { patientHashing } from '../helpers/auth-config.js'
 
 const FLOOD_ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5', '127.0.0.6', '127.0.0.7', '127.0.0.8', '127.0.0.9']
 const CONNECTIONS_PER_ADDRESS = 4
 const HONEST_EMAIL = 'honest@example.test'
+/**
+ * Flood answers an honest login may see arrive while it is under way, served round-robin: one
+ * check of each other address taken before it, those running when it came (two threads, a reserve,
+ * a hedged copy) and those finishing while it runs. First come first served, it sees about 30.
+ */
+const FAIR_OVERTAKES = 20
 
 interface Answer {
   status: number
@@ -79,6 +98,7 @@ describe('a login flood from other clients does not starve an honest login (fair
       /\bthrottle: \{/.test(t) ? t.replace(/\bip: \{ attempts: [^}]*\}/, 'ip: null') : t.replace('export const GUARDS = {', 'export const GUARDS = {\n  throttle: { ip: null },'),
     )
     assert.match(app.read('config/auth.ts'), /\bip: null/)
+    patientHashing(app)
     migrate(app)
     server = await app.serve()
     await registerUser(server.url, HONEST_EMAIL)
@@ -110,11 +130,14 @@ describe('a login flood from other clients does not starve an honest login (fair
         await new Promise((r) => setTimeout(r, 20))
       }
       const latencies: number[] = []
+      const overtakes: number[] = []
       for (let i = 0; i < 3; i++) {
         const honest = new Client(server.url)
         await honest.get('/login')
         const start = performance.now()
+        const answered = answers.length
         const r = await honest.post('/login', { __token: honest.csrf(), email: HONEST_EMAIL, password: PASSWORD })
+        overtakes.push(answers.length - answered)
         latencies.push(performance.now() - start)
         assert.equal(r.status, 302, `honest login ${i + 1}: ${r.status} ${r.text.slice(0, 200)}`)
         assert.equal(r.location, '/home', `honest login ${i + 1} went to ${r.location}`)
@@ -127,9 +150,13 @@ describe('a login flood from other clients does not starve an honest login (fair
       for (const a of answers) byAnswer[`${a.status}${a.code ? ` ${a.code}` : ''}`] = (byAnswer[`${a.status}${a.code ? ` ${a.code}` : ''}`] ?? 0) + 1
       console.log(`honest web logins under a flood of ${FLOOD_ADDRESSES.length}×${CONNECTIONS_PER_ADDRESS} connections: ${latencies.map((ms) => `${Math.round(ms)} ms`).join(', ')}`)
       console.log(`flood answers (${during} while the honest client logged in): ${JSON.stringify(byAnswer)}`)
+      console.log(`flood answers during each honest login: ${overtakes.join(', ')}`)
 
       assert.deepEqual(failures, [], 'every flood request got an answer')
       assert.ok(answers.length >= FLOOD_ADDRESSES.length * CONNECTIONS_PER_ADDRESS, `the flood ran (${answers.length} answers)`)
+      for (const [i, n] of overtakes.entries()) {
+        assert.ok(n <= FAIR_OVERTAKES, `honest login ${i + 1} waited for ${n} flood checks (round-robin: at most ${FAIR_OVERTAKES})`)
+      }
       for (const a of answers) {
         if (a.status === 503) {
           assert.equal(a.code, 'E_SERVER_BUSY', `a 503 is E_SERVER_BUSY: ${JSON.stringify(a)}`)

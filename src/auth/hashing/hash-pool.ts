@@ -10,14 +10,10 @@
  *   processes) run at nice 19 (`HASH_NICE`, 0-19): the kernel runs them when the event loop has
  *   nothing to do and switches back as soon as a request arrives, so logins in flight barely
  *   delay other requests (`npm run test:soak` checks the JWT route's p99 beside 20 logins).
- * - **The reserve thread** runs at nice 5, so that a process whose event loop keeps a core busy
- *   cannot lock logins out. When the background threads have finished nothing for
- *   `starvedAfterMs` (1 s) while jobs wait, the reserve takes the waiting jobs one after another
- *   until a background thread finishes one promptly (in under half that time) or the pool runs
- *   out of work. A job that has run on a background thread for `starvedAfterMs` with none
- *   waiting (one login on a machine whose cores other processes keep busy, e.g. the other
- *   workers of `serve --workers`) is run again on the free reserve: the first copy to finish
- *   answers, the other's result is thrown away (a hash or a check gives the same answer twice).
+ * - **The reserve thread** runs at nice 5, so that busy cores cannot lock logins out: when the
+ *   background threads have finished nothing for `starvedAfterMs` (1 s) while jobs wait, it runs
+ *   the jobs they hold again, then the waiting ones (#helpIfStarved); a lone job that has run
+ *   that long is run again on it too (#hedgeIfStarved). The first copy to finish answers.
  *
  * The measurements behind these choices are in bench/RESULTS.md.
  *
@@ -27,14 +23,12 @@
  * Jobs wait in one line per client, served round-robin (see fair-queue): a free thread takes the
  * next job of the next client, so one client's flood delays another's check by about one job per
  * client with work waiting. `HASH_FAIR=0` makes it one first-come-first-served line (kept for the
- * flood benchmark's comparison, not for production). A job may carry a deadline (`maxWaitMs`):
- * one that could not start in time leaves the queue when the deadline comes, is not run, and fails
- * with `ServerBusyError` (503). It is not refused on arrival from an estimate of the wait: a
- * client refused at once asks again at once, and a flood of instant 503s takes the CPU the
- * hashing threads need (bench/RESULTS.md, "Login under a flood"); held until its deadline, a
- * flooding connection sends at most one check per `maxWaitMs`. A job whose `signal` aborts while
- * it waits is removed and fails with `HashAbortedError`; one already running finishes (argon2
- * cannot be interrupted) and its result is thrown away.
+ * flood benchmark's comparison, not for production). A job that could not start within its
+ * `maxWaitMs` leaves the queue then and fails with `ServerBusyError` (503); it is not refused on
+ * arrival, since a client refused at once asks again at once and instant 503s take the CPU the
+ * threads need (bench/RESULTS.md, "Login under a flood"). A job whose `signal` aborts while it
+ * waits fails with `HashAbortedError`; a running one finishes (argon2 cannot be interrupted) and
+ * its result is thrown away.
  *
  * Threads start on the first job (an app that never hashes pays nothing), do not keep the process
  * alive when idle, stop after `idleMs` (30 s) without a job (each holds about 10 MB: its own V8
@@ -235,9 +229,11 @@ export class HashPool {
   /**
    * Jobs are waiting and every background thread is busy. If none has started or finished a job
    * for `starvedAfterMs`, the CPU is going to other work: the pool is starving, and the reserve
-   * takes the waiting jobs one after another until a background thread finishes one promptly (in
-   * under half that time) or the pool has nothing left to do. If not yet, this checks again when
-   * that time is up.
+   * takes the work one job after another until a background thread finishes one promptly (in
+   * under half that time) or the pool has nothing left to do; if not yet, this checks again then.
+   * The jobs the starved threads hold come first, oldest first: they were taken before anything
+   * still waiting, and under a flood that never empties the queue they would otherwise answer
+   * only after the flood's checks, or when the CPU frees up.
    */
   #helpIfStarved(): void {
     if (!this.#hasReserve || this.#closed || this.#queue.length === 0 || this.#reserve?.busy) return
@@ -257,8 +253,27 @@ export class HashPool {
         return // no thread to spare: the background threads carry on alone
       }
     }
+    const held = this.#oldestRunning()?.busy
+    if (held) return this.#hedge(this.#reserve, held)
     const next = this.#queue.take()
     if (next) this.#start(this.#reserve, next)
+  }
+
+  /** The background thread whose job, not yet run again on the reserve, started first. */
+  #oldestRunning(): Slot | undefined {
+    let oldest: Slot | undefined
+    for (const slot of this.#slots) {
+      const job = slot.busy
+      if (job && !job.hedged && !job.settled && (!oldest || slot.startedAt < oldest.startedAt)) oldest = slot
+    }
+    return oldest
+  }
+
+  /** Runs a background thread's job again on the reserve; the first copy to finish answers. */
+  #hedge(reserve: Slot, pending: Pending): void {
+    pending.hedged = true
+    this.#stats.hedged++
+    this.#run(reserve, pending)
   }
 
   /**
@@ -269,11 +284,7 @@ export class HashPool {
    */
   #hedgeIfStarved(): void {
     if (!this.#hasReserve || this.#closed || this.#queue.length > 0 || this.#reserve?.busy || this.#hedgeTimer) return
-    let oldest: Slot | undefined
-    for (const slot of this.#slots) {
-      const job = slot.busy
-      if (job && !job.hedged && !job.settled && (!oldest || slot.startedAt < oldest.startedAt)) oldest = slot
-    }
+    const oldest = this.#oldestRunning()
     if (!oldest) return
     const wait = oldest.startedAt + this.starvedAfterMs - performance.now()
     if (wait > 0) {
@@ -290,10 +301,7 @@ export class HashPool {
         return // no thread to spare: the background thread carries on alone
       }
     }
-    const pending = oldest.busy!
-    pending.hedged = true
-    this.#stats.hedged++
-    this.#run(this.#reserve, pending)
+    this.#hedge(this.#reserve, oldest.busy!)
   }
 
   #start(slot: Slot, entry: QueueEntry<Pending>): void {
