@@ -16,7 +16,8 @@
 //
 // `--if-changed` (npm's `pretest`) leaves dist/ as it is when it was built from the same inputs:
 // the non-test files under src/, this script, package.json, tsconfig.json and the versions of
-// esbuild and TypeScript, by path, size and modification time (dist/.inputs). `npm test` right
+// esbuild, TypeScript and zxcvbn's two packages, by path, size and modification time
+// (dist/.inputs). `npm test` right
 // after `npm install` then starts at once instead of building the same files again (about 4 s).
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -60,8 +61,8 @@ if (process.argv.includes('--if-changed')) {
   }
 }
 
-/** The public entry points, the compile child `craft serve` spawns, the handler the in-process benchmark drives, and the auth pages' script this build bundles (prebuildPageScript). */
-const ENTRY_POINTS = ['index', 'auth/index', 'api/index', 'cli/index', 'testing/index', 'client/index', 'cli/compile-app-child', 'http/request-handler', 'auth/pages/page-bundle']
+/** The public entry points, the compile child `craft serve` spawns, the handler the in-process benchmark drives, and the auth pages' script and the common-password list this build writes out (prebuildPageScript, prebuildCommonPasswords). */
+const ENTRY_POINTS = ['index', 'auth/index', 'api/index', 'cli/index', 'testing/index', 'client/index', 'cli/compile-app-child', 'http/request-handler', 'auth/pages/page-bundle', 'auth/hashing/common-passwords']
 
 function fail(status) {
   rmSync(next, { recursive: true, force: true })
@@ -92,6 +93,7 @@ try {
 }
 asciiOnly(next)
 await prebuildPageScript(next)
+await prebuildCommonPasswords(next)
 writeFileSync(join(next, INPUTS), built)
 const dist = join(root, 'dist')
 if (existsSync(dist)) renameSync(dist, old)
@@ -107,6 +109,15 @@ async function prebuildPageScript(dir) {
   const { buildPageScript, pageScriptHeader } = await import(pathToFileURL(join(dir, 'auth', 'pages', 'page-bundle.js')).href)
   mkdirSync(join(dir, 'assets'), { recursive: true })
   writeFileSync(join(dir, 'assets', 'auth-pages.js'), `${pageScriptHeader()}\n${await buildPageScript()}`)
+}
+
+/**
+ * The policy's common-password list (auth/hashing/common-passwords), taken out of its compressed
+ * package once here: `dist/assets/common-passwords.txt`, headed by the package's version.
+ */
+async function prebuildCommonPasswords(dir) {
+  const { commonPasswordsHeader, extractCommonPasswords } = await import(pathToFileURL(join(dir, 'auth', 'hashing', 'common-passwords.js')).href)
+  writeFileSync(join(dir, 'assets', 'common-passwords.txt'), `${commonPasswordsHeader()}\n${extractCommonPasswords()}`)
 }
 
 /**
