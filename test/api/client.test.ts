@@ -1,6 +1,6 @@
 /**
  * Black-box: `trowel/client` against a real app with the JWT API (token families, `expires` of
- * 3 s so a token really expires), and `craft client`. The client logs in, calls the API, and after
+ * 6 s so a token really expires), and `craft client`. The client logs in, calls the API, and after
  * the token expired, 20 concurrent calls cost one reauth; two clients sharing storage (two tabs)
  * with Web Locks make one reauth, and without any coordination both still succeed because the
  * server answers a replaced token inside its reuse window with the same successor. The second
@@ -80,7 +80,9 @@ describe('trowel/client against a real app', () => {
     const r = app.craft('api:install', '--store', 'table')
     assert.equal(r.code, 0, r.stderr)
     applyApiSteps(app, { apiRoutes: API_ROUTES })
-    setJwtConfig(app, { expires: '0.05' })
+    // Tokens live 6 s: the tests wait for them to expire, and the calls that follow a reauth fit
+    // in the new token's life on a busy machine.
+    setJwtConfig(app, { expires: '0.1' })
     migrate(app)
     server = await app.serve()
     db = appDb(app)

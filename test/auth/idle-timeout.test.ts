@@ -18,14 +18,15 @@ describe('web login idle timeout', () => {
   before(async () => {
     app = await newApp()
     applyAuthSteps(app)
-    // 0.05 minutes: 3 seconds.
-    app.edit('config/auth.ts', (t) => t.replace('web: { model: User }', 'web: { model: User, idle_timeout: 0.05 }'))
+    // 0.1 minutes: 6 seconds, several times the 1.2 s between the active requests below, so that a
+    // request slowed by a busy machine still comes in time.
+    app.edit('config/auth.ts', (t) => t.replace('web: { model: User }', 'web: { model: User, idle_timeout: 0.1 }'))
     migrate(app)
     server = await app.serve()
   })
   after(() => app.cleanup())
 
-  it('requests within the timeout keep the login; 4 s without one ends it', async () => {
+  it('requests within the timeout keep the login; 7 s without one ends it', async () => {
     const browser = new Client(server.url)
     const reg = await browser.submit('/register', '/register', { name: 'Idle', email: 'idle@example.test', password: PASSWORD, password_confirmation: PASSWORD })
     assert.equal(reg.location, '/home')
@@ -33,7 +34,7 @@ describe('web login idle timeout', () => {
       await sleep(1200)
       assert.equal((await browser.get('/home')).status, 200, `active request ${i} was logged out`)
     }
-    await sleep(4000)
+    await sleep(7000)
     const idle = await browser.get('/home')
     assert.equal(idle.status, 302)
     assert.match(String(idle.location), /^\/login/)

@@ -52,7 +52,7 @@ describe('one login flow for every way in', () => {
 
   /** The audit rows of `type` for the user, oldest first, once `count` are there (audit writes are not awaited). */
   async function rows(type: string, id: number, count: number): Promise<Record<string, any>[]> {
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 200; i++) {
       const found = await db('auth_events').where({ type, user_id: id }).orderBy('id')
       if (found.length >= count) return found.map((r) => ({ ...r, details: typeof r.details === 'string' ? JSON.parse(r.details) : r.details }))
       await sleep(50)

@@ -115,7 +115,7 @@ export const SOCIAL = {
     assert.equal(amr.status, 200, amr.text)
     assert.deepEqual(amr.json().amr, ['social', 'otp'])
     let row: Record<string, any> | undefined
-    for (let i = 0; i < 50 && !row; i++) {
+    for (let i = 0; i < 200 && !row; i++) {
       row = await db('auth_events').where({ type: 'auth:login_succeeded', user_id: id }).orderBy('id', 'desc').first()
       if (!row) await sleep(50)
     }

@@ -119,7 +119,7 @@ export const SOCIAL = {
       assert.equal(await db('users').where('email', `${defect}-sub@example.test`).first(), undefined)
       // Audit rows are written after the answer: wait for it a little.
       let after = failures
-      for (let i = 0; i < 50 && after <= failures; i++) {
+      for (let i = 0; i < 200 && after <= failures; i++) {
         after = Number((await db('auth_events').where('type', 'auth:login_failed').count<{ n: number }[]>({ n: '*' }))[0]!.n)
         if (after <= failures) await new Promise((r) => setTimeout(r, 50))
       }

@@ -214,7 +214,7 @@ export class ProbeMiddleware extends Middleware {
     const used = await client.get('/use-session', { accept: 'application/json' })
     assert.equal(used.status, 500)
     // The log line travels through the server's stdout pipe: wait for it.
-    for (let i = 0; i < 50 && !/No session on GET \/use-session/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 50))
+    for (let i = 0; i < 200 && !/No session on GET \/use-session/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 50))
     assert.match(server.output(), /No session on GET \/use-session/)
   })
 

@@ -22,7 +22,8 @@ import { PASSWORD } from '../helpers/security-kit.js'
 import { validate, compileErrors } from '@readme/openapi-parser'
 
 const APP_URL = 'http://app.example.test'
-const CONFIRM_SECONDS = 3
+// Long enough for a confirmation's requests on a busy machine; one test waits it out.
+const CONFIRM_SECONDS = 12
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A single-page app on the same site: JSON in, JSON out, the CSRF token in a header. */

@@ -35,7 +35,7 @@ export const FAULT_ROUTES = [
         const raw = await (trx as unknown as { client: { acquireConnection(): Promise<{ close(): void }> } }).client.acquireConnection()
         raw.close()
       } else if (client === 'pg') {
-        await trx.raw('select pg_sleep(2)')
+        await trx.raw('select pg_sleep(5)')
       } else {
         await trx.raw('select sleep(2)')
       }
@@ -79,6 +79,15 @@ describe(`database faults (${driver})`, { skip: driver === 'mysql' ? 'SQLite and
     await app.cleanup()
   })
 
+  /** Waits until the app's transaction is inside its pg_sleep, so that the fault falls between its two writes. */
+  async function untilSleeping(): Promise<void> {
+    for (const until = Date.now() + 20_000; Date.now() < until; await sleep(20)) {
+      const r = await admin!.raw("select count(*)::int as n from pg_stat_activity where datname = ? and state = 'active' and query like '%pg_sleep(5)%' and pid <> pg_backend_pid()", [dbName])
+      if (r.rows[0].n > 0) return
+    }
+    assert.fail('the transaction never reached its pg_sleep')
+  }
+
   async function terminateBackends(): Promise<number> {
     const r = await admin!.raw('select pg_terminate_backend(pid) as t from pg_stat_activity where datname = ? and pid <> pg_backend_pid()', [dbName])
     return r.rows.length
@@ -100,7 +109,7 @@ describe(`database faults (${driver})`, { skip: driver === 'mysql' ? 'SQLite and
   it('the connection lost between two writes of one transaction: 503 E_UNAVAILABLE, nothing half-written', async () => {
     const pending = new Client(server.url).request('POST', '/fault/write', { headers: { accept: 'application/json' } })
     if (driver === 'postgres') {
-      await sleep(700)
+      await untilSleeping()
       assert.ok((await terminateBackends()) > 0, 'no backend to terminate')
     }
     const r = await pending
@@ -115,7 +124,7 @@ describe(`database faults (${driver})`, { skip: driver === 'mysql' ? 'SQLite and
   it('the same fault on a web page is an HTML 503 page', async () => {
     const pending = new Client(server.url).request('POST', '/fault/write', { headers: { accept: 'text/html' } })
     if (driver === 'postgres') {
-      await sleep(700)
+      await untilSleeping()
       await terminateBackends()
     }
     const r = await pending

@@ -18,6 +18,7 @@ import { Route, db } from 'trowel'
 
 export const SLOW_ROUTES = [
   Route.post('/slow/@tag', async ({ params }) => {
+    console.log(\`slow request \${params.tag} received\`)
     await db().transaction(async (trx) => {
       await trx('slow_writes').insert({ tag: params.tag, part: 1 })
       await new Promise((r) => setTimeout(r, 600))
@@ -97,7 +98,10 @@ describe('mail server down, SIGTERM in flight, SIGKILL mid-reauth', () => {
     // SQLite runs the transactions one after another (one connection): three keep the test short.
     const tags = ['a', 'b', 'c']
     const inFlight = tags.map((tag) => new Client(server.url).request('POST', `/slow/${tag}`, { headers: { accept: 'application/json' } }))
-    await sleep(300)
+    // SIGTERM once the server has all three (each says so as it starts).
+    const received = () => tags.every((tag) => server.output().includes(`slow request ${tag} received`))
+    for (const until = Date.now() + 20_000; !received() && Date.now() < until; ) await sleep(20)
+    assert.ok(received(), 'the three requests reached the server')
     const exit = server.stop('SIGTERM')
     const results = await Promise.all(inFlight)
     for (const [i, r] of results.entries()) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { createConnection } from 'node:net'
 import knexFactory, { type Knex } from 'knex'
 import { SqliteClient } from '../../database/sqlite-client.js'
-import { TokenEpochs, epochChannel, POLL_OVERLAP_MS, DEFAULT_SAFETY_POLL_MS, MAX_SAFETY_POLL_MS, PUBLISH_ATTEMPTS } from './token-epochs.js'
+import { TokenEpochs, epochChannel, POLL_OVERLAP_MS, DEFAULT_POLL_MS, DEFAULT_SAFETY_POLL_MS, MAX_SAFETY_POLL_MS, PUBLISH_ATTEMPTS } from './token-epochs.js'
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -118,6 +118,33 @@ describe('TokenEpochs', () => {
     assert.notEqual(epochChannel('a'.repeat(32)), epochChannel('b'.repeat(32)))
     assert.ok(!epochChannel('secret-key-value').includes('secret'))
     assert.match(epochChannel('x'), /^trowel:token-epoch:[0-9a-f]{16}$/)
+  })
+
+  it('without Redis, a process reads the raises every 750 ms: another process refuses a token within 1 s of its raise', async (t) => {
+    // The clock is faked: the black-box tests see the same on real processes, but time nothing.
+    t.mock.timers.enable({ apis: ['setTimeout'] })
+    let polls = 0
+    class Counting extends TokenEpochs {
+      override async load(): Promise<void> {}
+      override async poll(): Promise<void> {
+        polls++
+      }
+    }
+    const follower = new Counting({ db: () => knex, table: 'users', primaryKey: 'id' })
+    await follower.start()
+    try {
+      for (let n = 1; n <= 3; n++) {
+        t.mock.timers.tick(DEFAULT_POLL_MS - 1)
+        assert.equal(polls, n - 1, `poll ${n} not before ${DEFAULT_POLL_MS} ms`)
+        t.mock.timers.tick(1)
+        assert.equal(polls, n, `poll ${n} at ${DEFAULT_POLL_MS} ms`)
+        // The next poll is scheduled once this one has finished.
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+    } finally {
+      await follower.stop()
+    }
+    assert.ok(DEFAULT_POLL_MS <= 750, 'a raise is read within 750 ms, leaving time for the query')
   })
 
   it('with Redis the database is still read at least every 10 s (default 5 s)', () => {

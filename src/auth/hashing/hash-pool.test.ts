@@ -64,8 +64,9 @@ describe('HashPool', () => {
     const pool = new HashPool(1, { nice: 19, starvedAfterMs: 100 })
     try {
       const order: string[] = []
-      // On the background thread (nice 19) this job blocks 3 s; on the reserve it answers at once.
-      const starved = pool.run<number>({ op: 'priority', starveMs: 3000 }).then((p) => (order.push('starved'), p))
+      // On the background thread (nice 19) this job blocks 8 s (time enough for the reserve to
+      // start on a busy machine); on the reserve it answers at once.
+      const starved = pool.run<number>({ op: 'priority', starveMs: 8000 }).then((p) => (order.push('starved'), p))
       const waiting = [1, 2, 3].map((n) => pool.run<number>({ op: 'priority' }).then((p) => (order.push(`job ${n}`), p)))
       assert.deepEqual(await Promise.all([starved, ...waiting]), [RESERVE_NICE, RESERVE_NICE, RESERVE_NICE, RESERVE_NICE])
       // Taken first, it answers first: left to the background thread, or run again only once
