@@ -117,6 +117,7 @@ async function prebuildPageScript(dir) {
  */
 async function prebuildCommonPasswords(dir) {
   const { commonPasswordsHeader, extractCommonPasswords } = await import(pathToFileURL(join(dir, 'auth', 'hashing', 'common-passwords.js')).href)
+  mkdirSync(join(dir, 'assets'), { recursive: true })
   writeFileSync(join(dir, 'assets', 'common-passwords.txt'), `${commonPasswordsHeader()}\n${extractCommonPasswords()}`)
 }
 

@@ -1,22 +1,28 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { commonPasswordsHeader, extractCommonPasswords, isCommonPassword, loadCommonPasswords } from './common-passwords.js'
+import { PREBUILT_COMMON_PASSWORDS, commonPasswordsHeader, extractCommonPasswords, isCommonPassword, loadCommonPasswords } from './common-passwords.js'
 
 describe('the common-password list', () => {
-  it('is read from the package build when taken from the installed package, else from the package', () => {
+  it('is read from the package build when it holds a whole list, else from the package', () => {
     const extracted = extractCommonPasswords()
-    // The package's dist/ (npm test builds it first) holds exactly what the package gives now.
+    // npm test builds the package first: its dist/ holds the list, exactly as the package gives it.
+    assert.ok(existsSync(PREBUILT_COMMON_PASSWORDS), `${PREBUILT_COMMON_PASSWORDS} was built`)
     assert.equal(loadCommonPasswords(), extracted)
     const dir = mkdtempSync(join(tmpdir(), 'trowel-common-passwords-'))
     try {
       const file = join(dir, 'common-passwords.txt')
+      const whole = Array.from({ length: 10_000 }, (_, i) => `prebuilt${i}`).join('\n')
+      writeFileSync(file, `${commonPasswordsHeader()}\n${whole}`)
+      assert.equal(loadCommonPasswords(file), whole, 'this version: the file is used')
+      writeFileSync(file, `# @zxcvbn-ts/language-common@4.9.0 passwords-common\n${whole}`)
+      assert.equal(loadCommonPasswords(file), whole, 'another version: the file is used')
       writeFileSync(file, `${commonPasswordsHeader()}\nprebuilt\nlist`)
-      assert.equal(loadCommonPasswords(file), 'prebuilt\nlist', 'the same version: the file is used')
-      writeFileSync(file, `# @zxcvbn-ts/language-common@0.0.1 passwords-common\nstale`)
-      assert.equal(loadCommonPasswords(file), extracted, 'another version: taken from the package')
+      assert.equal(loadCommonPasswords(file), extracted, 'a truncated list: taken from the package')
+      writeFileSync(file, `# some-other-list@1.0.0 passwords-common\n${whole}`)
+      assert.equal(loadCommonPasswords(file), extracted, 'another header: taken from the package')
       assert.equal(loadCommonPasswords(join(dir, 'missing.txt')), extracted, 'no file: taken from the package')
     } finally {
       rmSync(dir, { recursive: true, force: true })

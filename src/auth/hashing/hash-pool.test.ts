@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { HashPool, RESERVE_NICE, hashNice } from './hash-pool.js'
+import { HashAbortedError } from './hash-worker.js'
 
 describe('HashPool', () => {
   it('reads HASH_NICE (0-19, default 19)', () => {
@@ -81,6 +82,28 @@ describe('HashPool', () => {
         if (nice !== 19) await new Promise((r) => setTimeout(r, 20))
       }
       assert.equal(nice, 19)
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('starving background threads: a held job whose client has gone is not run again; the reserve takes the waiting ones', { skip: process.platform !== 'linux' && 'thread priorities are Linux only' }, async () => {
+    const pool = new HashPool(1, { nice: 19, starvedAfterMs: 100 })
+    try {
+      const order: string[] = []
+      const client = new AbortController()
+      // Blocks 5 s on the background thread; its client leaves at once.
+      const gone = pool.run<number>({ op: 'priority', starveMs: 5000 }, { signal: client.signal }).then(
+        () => order.push('gone: answered'),
+        (error: unknown) => order.push(error instanceof HashAbortedError ? 'gone: aborted' : `gone: ${String(error)}`),
+      )
+      client.abort()
+      const waiting = [1, 2].map((n) => pool.run<number>({ op: 'priority' }).then((p) => (order.push(`job ${n}`), p)))
+      assert.deepEqual(await Promise.all(waiting), [RESERVE_NICE, RESERVE_NICE])
+      await gone
+      // Run again, the abandoned job would have answered (as aborted) before the waiting ones.
+      assert.deepEqual(order, ['job 1', 'job 2', 'gone: aborted'])
+      assert.equal(pool.stats.hedged, 0)
     } finally {
       await pool.close()
     }

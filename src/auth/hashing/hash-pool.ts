@@ -259,12 +259,12 @@ export class HashPool {
     if (next) this.#start(this.#reserve, next)
   }
 
-  /** The background thread whose job, not yet run again on the reserve, started first. */
+  /** The background thread whose job, not yet run again on the reserve nor abandoned by its client, started first. */
   #oldestRunning(): Slot | undefined {
     let oldest: Slot | undefined
     for (const slot of this.#slots) {
       const job = slot.busy
-      if (job && !job.hedged && !job.settled && (!oldest || slot.startedAt < oldest.startedAt)) oldest = slot
+      if (job && !job.hedged && !job.settled && !job.signal?.aborted && (!oldest || slot.startedAt < oldest.startedAt)) oldest = slot
     }
     return oldest
   }
@@ -345,8 +345,8 @@ export class HashPool {
         const first = !done.settled
         done.settled = true
         if (first) this.#stats.finished++
-        // A copy that finished second (see #hedgeIfStarved) has nobody left to answer. The client
-        // left while its job ran: the result goes nowhere.
+        // A copy that finished second (see #hedgeIfStarved and #helpIfStarved) has nobody left to
+        // answer. The client left while its job ran: the result goes nowhere.
         if (first) {
           if (done.signal?.aborted) done.reject(new HashAbortedError(done.signal.reason))
           else if (message.ok) done.resolve(message.result)

@@ -11,12 +11,12 @@
  * another page script or other versions of esbuild or zxcvbn.
  */
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { servedScript } from '../../http/script-asset.js'
 import { FRAMEWORK_ROOT } from '../../support/framework-root.js'
+import { readPrebuilt } from '../../support/prebuilt.js'
 import { PAGE_SCRIPT } from './page-script.js'
 
 /** Where the package's build writes the script. */
@@ -60,15 +60,7 @@ export async function buildPageScript(): Promise<string> {
 
 /** The prebuilt script at `path` when it was made from these inputs, else one built now. */
 export async function loadPageScript(path = PREBUILT_PAGE_SCRIPT): Promise<string> {
-  let text: string | undefined
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch {
-    // not built with the package (running from the sources)
-  }
-  const newline = text?.indexOf('\n') ?? -1
-  if (text !== undefined && newline > 0 && text.slice(0, newline) === pageScriptHeader()) return text.slice(newline + 1)
-  return buildPageScript()
+  return readPrebuilt(path, (header) => header === pageScriptHeader()) ?? buildPageScript()
 }
 
 const script = servedScript(() => loadPageScript())
