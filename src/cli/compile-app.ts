@@ -8,7 +8,8 @@
  * are transformed one by one with esbuild (no bundling: imports stay as written, so
  * `'../app/models/User.js'` finds the compiled `User.js`) into
  * `storage/.trowel/js/<hash of the sources>/`, beside copies of the app's `.js`/`.mjs`/`.cjs`/`.json`
- * files; inline source maps keep stack traces pointing at the `.ts` lines. The folder is built
+ * files; inline source maps keep stack traces pointing at the `.ts` lines. The hash covers the
+ * app's own folder as well (the copy names its sources by their full paths). The folder is built
  * under a temporary name and renamed into place, so processes starting together never see half
  * of it; the same sources reuse the same folder (and mark it as used). Folders of other sources
  * unused for an hour are removed. Any failure (a syntax error, esbuild missing) returns null, and
@@ -65,7 +66,9 @@ export function compileApp(root: string): string | null {
     } catch {
       return null
     }
-    const hash = createHash('sha256').update(`${version}\0${process.versions.node}\0${FORMAT}\0`)
+    // The app's folder too: the copy names each source by its full path (compile-app-child), so an
+    // app copied or moved elsewhere, storage/ and all, must not reuse the copy made where it was.
+    const hash = createHash('sha256').update(`${version}\0${process.versions.node}\0${FORMAT}\0${root}\0`)
     for (const file of [...sources.ts, ...sources.copy].sort()) {
       hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0')
     }

@@ -3,14 +3,14 @@
  * (no TypeScript loader in the server), rebuilt when a source changes and reused when none does;
  * other commands that load the app's files (`craft migrate`) use the same copies;
  * stack traces still name the .ts file; TROWEL_NO_COMPILE=1 and a file esbuild cannot compile
- * fall back to tsx.
+ * fall back to tsx; an app copied to another folder builds a copy of its own.
  */
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { readdirSync, existsSync, mkdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { cpSync, readdirSync, existsSync, mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { newApp, type TestApp } from '../helpers/app-harness.js'
+import { newApp, serve, type TestApp } from '../helpers/app-harness.js'
 
 let app: TestApp
 /** The copy `craft migrate` made of the new app's sources. */
@@ -113,3 +113,17 @@ test('two servers started together on new sources share one copy', async () => {
   assert.equal(copies().filter((name) => name.includes('.tmp-')).length, 0, 'no temporary folder is left')
   await Promise.all([a.stop(), b.stop()])
 })
+
+test('a copy of the app in another folder builds its own copy: import.meta names the files where they are now', async () => {
+  const elsewhere = join(dirname(app.dir), 'elsewhere')
+  cpSync(app.dir, elsewhere, { recursive: true, verbatimSymlinks: true })
+  const server = await serve(elsewhere, app.env)
+  try {
+    const r = await echo(server.url)
+    assert.equal(r.where, pathToFileURL(join(elsewhere, 'app/controllers/EchoController.ts')).href)
+    assert.ok(r.from.startsWith(pathToFileURL(join(elsewhere, 'storage/.trowel/js')).href), r.from)
+  } finally {
+    await server.stop()
+  }
+})
+

@@ -126,7 +126,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         "The app's TypeScript is compiled once to JavaScript in storage/.trowel/js (esbuild, in a child process; rebuilt when a source changes) and served from there, so the server runs without a TypeScript loader; " +
         'if that copy cannot be built, or with TROWEL_NO_COMPILE=1, the .ts files are loaded through tsx. ' +
         "import.meta.url (and import.meta.dirname and filename) still name each .ts file in the app, so a file found next to a module is the same either way. " +
-        "Every other command that loads the app's files (migrate, openapi, routes:list, auth:prune, token:create, ...) uses the same copy, made when it first needs one; commands that only write files load none. " +
+        "Every other command that loads the app's files (migrate, openapi, routes:list, auth:prune, token:create, ...) uses the same copy, made when it first needs one; commands that only write files load none. A copy belongs to the folder it was made in: the app copied or moved elsewhere builds its own. " +
         'With --workers N the primary process forks N workers (node:cluster) that share the port and restarts any that dies; ' +
         'the memory session and throttle drivers are refused then (each process would keep its own), and failed logins are counted in Redis when REDIS_URL is set, else in the database, unless THROTTLE_DRIVER says otherwise. ' +
         'With --watch (for development) craft runs the server in a child process and restarts it when a .ts, .js, .json, .html or .env file of the app changes ' +
