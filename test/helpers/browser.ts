@@ -59,7 +59,9 @@ export async function launchBrowser(): Promise<Browser> {
     locale: 'en-US',
     timeout: 30_000,
   })
-  context.setDefaultTimeout(10_000)
+  // Generous: a page that never comes fails the test all the same, and on a busy machine (six test
+  // files at once on 2 cores) a registration's click waited more than 10 s for its navigation.
+  context.setDefaultTimeout(30_000)
   return {
     context,
     async newPage(viewport: ViewportName = 'desktop') {
