@@ -8,18 +8,20 @@
  * are transformed one by one with esbuild (no bundling: imports stay as written, so
  * `'../app/models/User.js'` finds the compiled `User.js`) into
  * `storage/.trowel/js/<hash of the sources>/`, beside copies of the app's `.js`/`.mjs`/`.cjs`/`.json`
- * files; inline source maps keep stack traces pointing at the `.ts` lines. The hash covers the
- * app's own folder as well (the copy names its sources by their full paths). The folder is built
+ * files; inline source maps keep stack traces pointing at the `.ts` lines. A module's
+ * `import.meta` names its source relative to where the copy is loaded from, so an app copied or
+ * moved with its storage/ (a deployment's build step, a test's template) reuses the copy. Where
+ * storage/.trowel/js is reached through a symbolic link, no copy is made (null). The folder is built
  * under a temporary name and renamed into place, so processes starting together never see half
  * of it; the same sources reuse the same folder (and mark it as used). Folders of other sources
  * unused for an hour are removed. Any failure (a syntax error, esbuild missing) returns null, and
  * the caller falls back to tsx, which then reports the error.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { dirname, join, relative } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { FRAMEWORK_ROOT } from '../support/framework-root.js'
 
 const requireModule = createRequire(import.meta.url)
@@ -31,7 +33,7 @@ const TS = /\.m?ts$/
 const COPY = /\.(m?js|cjs|json)$/
 const COMPLETE = '.complete'
 /** Part of the copy's hash: a change to how files are compiled (compile-app-child) makes new copies. */
-const FORMAT = 'import.meta of the source'
+const FORMAT = 'import.meta of the source, relative to the copy'
 const STALE_MS = 60 * 60 * 1000
 
 interface Sources {
@@ -55,25 +57,38 @@ function collect(root: string, dir = root, out: Sources = { ts: [], copy: [] }):
   return out
 }
 
+/**
+ * The name of the folder under storage/.trowel/js that holds the copy of the app's current sources
+ * (a digest of esbuild's and Node's versions and the files), or null when there is nothing to
+ * compile or no esbuild.
+ */
+function compiledCopyName(root: string, sources: Sources = collect(root)): string | null {
+  if (sources.ts.length === 0) return null
+  let version: string
+  try {
+    version = (requireModule('esbuild/package.json') as { version: string }).version
+  } catch {
+    return null
+  }
+  const hash = createHash('sha256').update(`${version}\0${process.versions.node}\0${FORMAT}\0`)
+  for (const file of [...sources.ts, ...sources.copy].sort()) {
+    hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0')
+  }
+  return hash.digest('hex').slice(0, 16)
+}
+
 /** The compiled copy's folder (built now if the sources changed), or null when it cannot be built. */
 export function compileApp(root: string): string | null {
   try {
     const sources = collect(root)
-    if (sources.ts.length === 0) return null
-    let version: string
-    try {
-      version = (requireModule('esbuild/package.json') as { version: string }).version
-    } catch {
-      return null
-    }
-    // The app's folder too: the copy names each source by its full path (compile-app-child), so an
-    // app copied or moved elsewhere, storage/ and all, must not reuse the copy made where it was.
-    const hash = createHash('sha256').update(`${version}\0${process.versions.node}\0${FORMAT}\0${root}\0`)
-    for (const file of [...sources.ts, ...sources.copy].sort()) {
-      hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0')
-    }
+    const digest = compiledCopyName(root, sources)
+    if (digest === null) return null
     const base = join(root, 'storage', '.trowel', 'js')
-    const digest = hash.digest('hex').slice(0, 16)
+    mkdirSync(base, { recursive: true })
+    // Node resolves symbolic links: a copy reached through one (storage on another volume, say)
+    // would name its sources beside the link's target and find no packages there. Such an app is
+    // loaded through tsx instead.
+    if (realpathSync(base) !== resolve(realpathSync(root), 'storage', '.trowel', 'js')) return null
     const target = join(base, digest)
     if (isCompiled(target)) {
       touch(target)

@@ -3,11 +3,12 @@
  * (no TypeScript loader in the server), rebuilt when a source changes and reused when none does;
  * other commands that load the app's files (`craft migrate`) use the same copies;
  * stack traces still name the .ts file; TROWEL_NO_COMPILE=1 and a file esbuild cannot compile
- * fall back to tsx; an app copied to another folder builds a copy of its own.
+ * fall back to tsx; an app copied to another folder reuses the copy, and import.meta names the
+ * files where they are now; storage reached through a symbolic link falls back to tsx.
  */
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { cpSync, readdirSync, existsSync, mkdirSync } from 'node:fs'
+import { cpSync, readdirSync, existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { newApp, serve, type TestApp } from '../helpers/app-harness.js'
@@ -114,7 +115,7 @@ test('two servers started together on new sources share one copy', async () => {
   await Promise.all([a.stop(), b.stop()])
 })
 
-test('a copy of the app in another folder builds its own copy: import.meta names the files where they are now', async () => {
+test('a copy of the app in another folder reuses its compiled copy: import.meta names the files where they are now', async () => {
   const elsewhere = join(dirname(app.dir), 'elsewhere')
   cpSync(app.dir, elsewhere, { recursive: true, verbatimSymlinks: true })
   const server = await serve(elsewhere, app.env)
@@ -122,8 +123,28 @@ test('a copy of the app in another folder builds its own copy: import.meta names
     const r = await echo(server.url)
     assert.equal(r.where, pathToFileURL(join(elsewhere, 'app/controllers/EchoController.ts')).href)
     assert.ok(r.from.startsWith(pathToFileURL(join(elsewhere, 'storage/.trowel/js')).href), r.from)
+    assert.deepEqual(readdirSync(join(elsewhere, 'storage/.trowel/js')).sort(), copies(), 'nothing was compiled again')
   } finally {
     await server.stop()
   }
 })
 
+test('storage reached through a symbolic link: no copy is made, the .ts files are loaded through tsx', async () => {
+  const linked = join(dirname(app.dir), 'linked')
+  cpSync(app.dir, linked, { recursive: true, verbatimSymlinks: true })
+  const volume = join(dirname(app.dir), 'volume')
+  renameSync(join(linked, 'storage'), volume)
+  symlinkSync(volume, join(linked, 'storage'))
+  // New sources, so that a copy would have to be made.
+  writeFileSync(join(linked, 'app/support/shout.ts'), 'export const shout = (s: string): string => s + "~"\n')
+  const server = await serve(linked, app.env)
+  try {
+    const r = await echo(server.url)
+    assert.equal(r.word, 'two~')
+    assert.equal(r.where, pathToFileURL(join(linked, 'app/controllers/EchoController.ts')).href)
+    assert.doesNotMatch(r.from, /\.trowel/, r.from)
+    assert.deepEqual(readdirSync(join(volume, '.trowel/js')).sort(), copies(), 'nothing was compiled')
+  } finally {
+    await server.stop()
+  }
+})
