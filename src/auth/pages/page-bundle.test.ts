@@ -33,6 +33,35 @@ describe('GET /auth/pages.js', () => {
     assert.deepEqual(scores, [0, 4])
   })
 
+  it('makes the estimator when the password field is first focused, not when the page loads', async () => {
+    const { body } = await pageScriptBundle()
+    const { createContext, runInContext } = await import('node:vm')
+    const listeners = new Map<string, () => void>()
+    const input = { value: '', getAttribute: () => 'out', addEventListener: (type: string, fn: () => void) => listeners.set(type, fn) }
+    const out = { hidden: true, appendChild: () => {} }
+    const texts: string[] = []
+    const words = { set textContent(text: string) { texts.push(text) } }
+    const document = {
+      querySelectorAll: (selector: string) => (selector === 'input[data-strength]' ? [input] : []),
+      getElementById: () => out,
+      createElement: (tag: string) => (tag === 'span' ? words : { setAttribute: () => {} }),
+    }
+    const timers: Array<() => void> = []
+    const page = createContext({ document, navigator: {}, window: {}, setTimeout: (fn: () => void) => timers.push(fn), ranked: false })
+    // Making the estimator ranks each word list (tens of thousands of words) with forEach.
+    runInContext('const each = Array.prototype.forEach; Array.prototype.forEach = function (fn, self) { if (this.length > 10000) ranked = true; return each.call(this, fn, self) }', page)
+    runInContext(body, page)
+    assert.deepEqual([texts, timers.length, out.hidden, page.ranked], [[], 0, true, false], 'an empty field: no hint, nothing scheduled, nothing ranked')
+    listeners.get('focus')!()
+    assert.equal(timers.length, 1, 'focus schedules the estimator')
+    timers[0]!()
+    assert.equal(page.ranked, true, 'the estimator is made')
+    input.value = 'password1'
+    listeners.get('input')!()
+    assert.match(texts.join(), /^Strength: Very weak/)
+    assert.equal(out.hidden, false)
+  })
+
   it('answers JavaScript with an ETag, and 304 to a browser that has it', async () => {
     const app = new Application(tmpdir(), { log: new Logger({ sink: () => {} }) })
     const first = fakeContext(app, { url: '/auth/pages.js' })

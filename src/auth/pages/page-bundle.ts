@@ -22,11 +22,19 @@ import { PAGE_SCRIPT } from './page-script.js'
 /** Where the package's build writes the script. */
 export const PREBUILT_PAGE_SCRIPT = join(FRAMEWORK_ROOT, 'dist', 'assets', 'auth-pages.js')
 
-/** The estimator, made from the common dictionaries and keyboard graphs; then the page script. */
+/**
+ * The estimator, made from the common dictionaries and keyboard graphs when a page first needs it
+ * (making it ranks every word of the dictionaries: about 0.3 s of a desktop core), so a page
+ * with a password field nobody types in (the account page) never pays; then the page script.
+ */
 const ENTRY = `
 import { ZxcvbnFactory } from '@zxcvbn-ts/core'
 import { dictionary, adjacencyGraphs } from '@zxcvbn-ts/language-common'
-var ZXCVBN = new ZxcvbnFactory({ dictionary: dictionary, graphs: adjacencyGraphs });
+var ZXCVBN = (function () {
+  var made = null;
+  function estimator() { return made || (made = new ZxcvbnFactory({ dictionary: dictionary, graphs: adjacencyGraphs })); }
+  return { prepare: function () { estimator(); }, check: function (value) { return estimator().check(value); } };
+})();
 ${PAGE_SCRIPT}
 `
 

@@ -9,9 +9,9 @@
  *   script shows them.
  * - `input[data-strength]`: a password field gets a strength hint (a meter and a sentence) in the
  *   element named by its `data-strength` attribute, estimated in the browser by zxcvbn
- *   (`ZXCVBN`, defined by the bundle, page-bundle.ts): common passwords and words, repeats,
- *   sequences, keyboard patterns, dates. The server's rules (length, the common-password list)
- *   still decide.
+ *   (`ZXCVBN`, defined by the bundle, page-bundle.ts, and made when the field is first focused
+ *   or holds a value): common passwords and words, repeats, sequences, keyboard patterns, dates.
+ *   The server's rules (length, the common-password list) still decide.
  */
 export const PAGE_SCRIPT = String.raw`
 (function () {
@@ -67,6 +67,8 @@ export const PAGE_SCRIPT = String.raw`
       out.hidden = false;
     }
     input.addEventListener('input', update);
+    // Made while the person starts typing, not at the first character.
+    input.addEventListener('focus', function () { setTimeout(ZXCVBN.prepare, 0); }, { once: true });
     update();
   });
 })();
