@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
-import { build, type BuildOptions } from 'esbuild'
+import { build, type BuildOptions, type Plugin } from 'esbuild'
 
 interface Job {
   root: string
@@ -24,6 +24,32 @@ interface Job {
 }
 
 const job = JSON.parse(readFileSync(0, 'utf8')) as Job
+
+/**
+ * Reads each file once: one that mentions `import.meta` starts with a line's worth of code (on its
+ * first line, so source-map lines stay) that names its source relative to the copy's own URL; the
+ * build's `define` points `import.meta.*` at those names.
+ */
+const importMetaOfTheSource: Plugin = {
+  name: 'import-meta-of-the-source',
+  setup(b) {
+    b.onLoad({ filter: /\.m?ts$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8')
+      if (!text.includes('import.meta')) return { contents: text, loader: 'ts' }
+      // A `#!` line stays first.
+      const hashbang = text.startsWith('#!') ? text.slice(0, text.indexOf('\n') + 1) : ''
+      const out = join(job.outdir, relative(job.root, args.path)).replace(/\.(m?)ts$/, '.$1js')
+      const path = relative(dirname(out), args.path).split(sep).map(encodeURIComponent).join('/')
+      const meta =
+        "import { fileURLToPath as __trowelFileURLToPath } from 'node:url'; import { dirname as __trowelDirname } from 'node:path'; " +
+        // `import.meta` itself, not its `.url`, which the build's `define` rewrites.
+        `const __trowelImportMeta = import.meta, __trowelImportMetaUrl = new URL(${JSON.stringify(path)}, __trowelImportMeta.url).href, ` +
+        '__trowelImportMetaFilename = __trowelFileURLToPath(__trowelImportMetaUrl), __trowelImportMetaDirname = __trowelDirname(__trowelImportMetaFilename);'
+      return { contents: `${hashbang}${meta}${text.slice(hashbang.length)}`, loader: 'ts' }
+    })
+  },
+}
+
 const common: BuildOptions = {
   outdir: job.outdir,
   outbase: job.root,
@@ -34,32 +60,19 @@ const common: BuildOptions = {
   sourcemap: 'inline',
   bundle: false,
   logLevel: 'silent',
-}
-const META = {
-  'import.meta.url': '__trowelImportMetaUrl',
-  'import.meta.filename': '__trowelImportMetaFilename',
-  'import.meta.dirname': '__trowelImportMetaDirname',
-}
-
-/** The line that gives a module of the copy its source's `import.meta`, found from the copy's own place. */
-function relativeMeta(file: string, outExtension: string): string {
-  const out = join(job.outdir, relative(job.root, file)).replace(/\.m?ts$/, outExtension)
-  const path = relative(dirname(out), file).split(sep).map(encodeURIComponent).join('/')
-  return (
-    "import { fileURLToPath as __trowelFileURLToPath } from 'node:url'; import { dirname as __trowelDirname } from 'node:path'; " +
-    `const __trowelImportMetaUrl = new URL(${JSON.stringify(path)}, import.meta.url).href, ` +
-    '__trowelImportMetaFilename = __trowelFileURLToPath(__trowelImportMetaUrl), __trowelImportMetaDirname = __trowelDirname(__trowelImportMetaFilename);'
-  )
-}
-
-/** One build per file: `banner` is per build. */
-function compile(file: string, outExtension = '.js'): Promise<unknown> {
-  const extra: BuildOptions = outExtension === '.js' ? {} : { outExtension: { '.js': outExtension } }
-  const meta: BuildOptions = readFileSync(file, 'utf8').includes('import.meta') ? { define: META, banner: { js: relativeMeta(file, outExtension) } } : {}
-  return build({ ...common, ...extra, ...meta, entryPoints: [file] })
+  define: {
+    'import.meta.url': '__trowelImportMetaUrl',
+    'import.meta.filename': '__trowelImportMetaFilename',
+    'import.meta.dirname': '__trowelImportMetaDirname',
+  },
+  plugins: [importMetaOfTheSource],
 }
 try {
-  await Promise.all([...job.ts.map((file) => compile(file)), ...job.mts.map((file) => compile(file, '.mjs'))])
+  // `.mts` files become `.mjs`: the output extension is per build.
+  await Promise.all([
+    job.ts.length ? build({ ...common, entryPoints: job.ts }) : null,
+    job.mts.length ? build({ ...common, outExtension: { '.js': '.mjs' }, entryPoints: job.mts }) : null,
+  ])
 } catch (error) {
   process.stderr.write(`${(error as Error).message}\n`)
   process.exit(1)

@@ -5,12 +5,12 @@
  * cost memory and start-up time).
  *
  * The app's `.ts`/`.mts` files (not `node_modules`, `storage`, `tests`, `*.d.ts` or `*.test.ts`)
- * are transformed one by one with esbuild (no bundling: imports stay as written, so
+ * are transformed by esbuild (no bundling: imports stay as written, so
  * `'../app/models/User.js'` finds the compiled `User.js`) into
  * `storage/.trowel/js/<hash of the sources>/`, beside copies of the app's `.js`/`.mjs`/`.cjs`/`.json`
  * files; inline source maps keep stack traces pointing at the `.ts` lines. A module's
  * `import.meta` names its source relative to where the copy is loaded from, so an app copied or
- * moved with its storage/ (a deployment's build step, a test's template) reuses the copy. Where
+ * moved with its storage/ (a deployment's build step) reuses the copy. Where
  * storage/.trowel/js is reached through a symbolic link, no copy is made (null). The folder is built
  * under a temporary name and renamed into place, so processes starting together never see half
  * of it; the same sources reuse the same folder (and mark it as used). Folders of other sources
@@ -33,7 +33,7 @@ const TS = /\.m?ts$/
 const COPY = /\.(m?js|cjs|json)$/
 const COMPLETE = '.complete'
 /** Part of the copy's hash: a change to how files are compiled (compile-app-child) makes new copies. */
-const FORMAT = 'import.meta of the source, relative to the copy'
+const FORMAT = 'import.meta of the source, relative to the copy, on the first line'
 const STALE_MS = 60 * 60 * 1000
 
 interface Sources {
@@ -62,7 +62,7 @@ function collect(root: string, dir = root, out: Sources = { ts: [], copy: [] }):
  * (a digest of esbuild's and Node's versions and the files), or null when there is nothing to
  * compile or no esbuild.
  */
-function compiledCopyName(root: string, sources: Sources = collect(root)): string | null {
+function compiledCopyName(root: string, sources: Sources): string | null {
   if (sources.ts.length === 0) return null
   let version: string
   try {
