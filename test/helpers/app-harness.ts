@@ -222,8 +222,8 @@ export function migrate(app: TestApp): void {
  * the command loads: `.env`, `config/database.ts` (which reads the `DB_*` and `DATABASE_*`
  * variables) and the migrations (by name and contents; the names are stored). About 100 apps of a
  * run migrate from nothing, most of them the same migrations. The first such database is kept in
- * the run's templates folder, named by a digest of those inputs (`.env` without its random
- * APP_KEY), and later apps with the same digest start from a copy of it (about 0.8 s of CPU each,
+ * the run's templates folder, named by a digest of those inputs (`.env` without the random
+ * secrets `craft new` and `craft api:install` write: APP_KEY, JWT_SECRET, JWT_PRIVATE_KEY), and later apps with the same digest start from a copy of it (about 0.8 s of CPU each,
  * and a process, saved). An app whose database already exists, or whose `config/database.ts` or
  * migrations import another file of the app, migrates for real, as does every app on PostgreSQL
  * and MariaDB. Null when nothing is kept.
@@ -237,7 +237,7 @@ function migratedCopy(app: TestApp): { restored: boolean; keep(): void } | null 
   for (const path of ['.env', 'config/database.ts', ...filesUnder(app.dir, 'databases')]) {
     if (!existsSync(join(app.dir, path))) return null
     let text = readFileSync(join(app.dir, path), 'utf8')
-    if (path === '.env') text = text.replace(/^APP_KEY=.*$/m, '')
+    if (path === '.env') text = text.replace(/^(APP_KEY|JWT_SECRET|JWT_PRIVATE_KEY)=.*$/gm, '')
     else if (/from\s+['"]\./.test(text)) return null
     digest.update(`\0${path}\0${text}`)
   }

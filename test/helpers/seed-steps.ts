@@ -1,6 +1,9 @@
 /**
  * The seed's steps on a test app, through the same script the demo uses.
  */
+import { readdirSync, renameSync } from 'node:fs'
+import { join } from 'node:path'
+import { migrationFileName, nextMigrationDate } from '../../src/database/migration-stubs.js'
 import type { TestApp } from './app-harness.js'
 // @ts-expect-error: a plain .mjs module without types
 import { applyApiSteps as apply, applyAuthSteps as applyAuth } from '../../scripts/seed-steps.mjs'
@@ -21,8 +24,27 @@ function crafter(app: TestApp) {
   }
 }
 
+const STAMPED = /^\d{4}_\d\d_\d\d_\d{6}_(.+)\.ts$/
+
+/**
+ * The steps, then the migrations they made (the token column's, and those of `craft api:install`)
+ * named as `craft migration` names them in the second the app's latest migration was made, one
+ * second apart in the same order, not by the clock: apps given the same steps then have the same
+ * migrations, so they share the run's migrated database (app-harness.ts) instead of each migrating
+ * its own.
+ */
 export function applyApiSteps(app: TestApp, options: ApiStepOptions = {}): void {
+  const folder = join(app.dir, 'databases/migrations')
+  const stamped = () => readdirSync(folder).filter((name) => STAMPED.test(name)).sort()
+  const before = stamped()
   apply(app.dir, crafter(app), options)
+  if (before.length === 0) return
+  const names = [...before]
+  for (const made of stamped().filter((name) => !before.includes(name))) {
+    const steady = migrationFileName(STAMPED.exec(made)![1]!, nextMigrationDate(names, new Date(0)))
+    if (steady !== made) renameSync(join(folder, made), join(folder, steady))
+    names.push(steady)
+  }
 }
 
 export function applyAuthSteps(app: TestApp): void {
