@@ -223,8 +223,9 @@ export function migrate(app: TestApp): void {
  * variables) and the migrations (by name and contents; the names are stored). About 100 apps of a
  * run migrate from nothing, most of them the same migrations. The first such database is kept in
  * the run's templates folder, named by a digest of those inputs (`.env` without the random
- * secrets `craft new` and `craft api:install` write: APP_KEY, JWT_SECRET, JWT_PRIVATE_KEY), and later apps with the same digest start from a copy of it (about 0.8 s of CPU each,
- * and a process, saved). An app whose database already exists, or whose `config/database.ts` or
+ * secrets `craft new` and `craft api:install` write: APP_KEY, JWT_SECRET, JWT_PRIVATE_KEY), and
+ * later apps with the same digest start from a copy of it (about 0.6-0.8 s of CPU each, and a
+ * process, saved). An app whose database already exists, or whose `config/database.ts` or
  * migrations import another file of the app, migrates for real, as does every app on PostgreSQL
  * and MariaDB. Null when nothing is kept.
  */
