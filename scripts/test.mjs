@@ -144,7 +144,13 @@ const templates = mkdtempSync(join(temporary ?? tmpdir(), 'trowel-templates-'))
 try {
   const run = compiled ? await compileTests(files, compiled) : files
   const loader = compiled ? ['--enable-source-maps'] : ['--import', 'tsx']
-  const args = [...loader, '--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', ...passthrough, ...run]
+  // Into a log (not a terminal), Node's TAP report, then the failed tests again at its end
+  // (scripts/test-failures.mjs). A --test-reporter argument replaces both.
+  const reporters =
+    process.stdout.isTTY || passthrough.some((a) => a.startsWith('--test-reporter'))
+      ? []
+      : ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${join(root, 'scripts', 'test-failures.mjs')}`, '--test-reporter-destination=stdout']
+  const args = [...loader, '--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', ...reporters, ...passthrough, ...run]
   const env = { ...process.env, TROWEL_TEST_TEMPLATES: templates, ...(compiled ? { TROWEL_TEST_COMPILED: '1' } : {}), ...(temporary ? { TMPDIR: temporary } : {}) }
   status = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env }).status
 } finally {

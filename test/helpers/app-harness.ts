@@ -56,6 +56,12 @@ export interface Server {
   url: string
   port: number
   output(): string
+  /**
+   * Resolves with the output once `test` holds for it, as each chunk arrives: a line the server
+   * logs for a request can reach this process after the request's answer does. Rejects, with the
+   * output, when the server exits first or `timeoutMs` passes.
+   */
+  waitForOutput(test: (output: string) => boolean, timeoutMs?: number): Promise<string>
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
@@ -167,6 +173,9 @@ export function serve(dir: string, env: Record<string, string>, args: string[] =
     const child = spawn(process.execPath, ['craft', 'serve', '--port', '0', ...args], { cwd: dir, env: { ...cleanEnv(), ...env } })
     let output = ''
     let settled = false
+    // Who waits for the output to say something (Server.waitForOutput), told at each chunk.
+    const watchers = new Set<() => void>()
+    child.once('exit', () => watchers.forEach((w) => w()))
     const timer = setTimeout(() => fail(new Error(`server did not start in 30 s:\n${output}`)), 30_000)
     const fail = (error: Error) => {
       if (settled) return
@@ -177,6 +186,7 @@ export function serve(dir: string, env: Record<string, string>, args: string[] =
     }
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
+      watchers.forEach((w) => w())
       const match = /serving on (http:\/\/127\.0\.0\.1:(\d+))/.exec(output)
       if (match && !settled) {
         settled = true
@@ -186,6 +196,22 @@ export function serve(dir: string, env: Record<string, string>, args: string[] =
           url: match[1]!,
           port: Number(match[2]),
           output: () => output,
+          waitForOutput(test, timeoutMs = 10_000) {
+            return new Promise<string>((resolveOutput, rejectOutput) => {
+              const check = () => {
+                if (test(output)) done(() => resolveOutput(output))
+                else if (child.exitCode !== null || child.signalCode !== null) done(() => rejectOutput(new Error(`the server exited before the output said so:\n${output}`)))
+              }
+              const giveUp = setTimeout(() => done(() => rejectOutput(new Error(`the output did not say so in ${timeoutMs} ms:\n${output}`))), timeoutMs)
+              const done = (settle: () => void) => {
+                clearTimeout(giveUp)
+                watchers.delete(check)
+                settle()
+              }
+              watchers.add(check)
+              check()
+            })
+          },
           async stop(signal = 'SIGTERM') {
             if (child.exitCode === null && child.signalCode === null) child.kill(signal)
             return exited

@@ -110,7 +110,9 @@ describe('Redis down and back (THROTTLE_DRIVER=redis)', { skip }, () => {
     assert.match(server.output(), /throttle\.redis_unavailable/)
     // A request never waits for Redis: each refusal's logged cause is the client refusing a command
     // it cannot send at once (no offline queue), never a command that waited for its timeout.
-    const refusals = server.output().slice(logged).split('\n').filter((line) => /"status":503/.test(line))
+    const refusalsIn = (output: string) => output.slice(logged).split('\n').slice(0, -1).filter((line) => /"status":503/.test(line))
+    // The line for a refusal can arrive after its answer: wait for all seven, each whole.
+    const refusals = refusalsIn(await server.waitForOutput((output) => refusalsIn(output).length >= 7))
     assert.equal(refusals.length, 7, refusals.join('\n'))
     for (const line of refusals) {
       assert.match(line, /enableOfflineQueue options is false|Connection is closed/, line)
