@@ -395,8 +395,10 @@ describe('web auth under attack', () => {
   })
 
   it('logs: logins, failures and logouts carry time, ip and user id; never a password, token or cookie value', async () => {
-    await sleep(200)
-    const out = server.output()
+    // The log arrives through a pipe: wait until it has each event, and read whole lines only.
+    const events = ['auth.login', 'auth.logout', 'auth.registered', 'auth.password_reset', 'auth.throttled']
+    const logged = await server.waitForOutput((o) => events.every((e) => o.includes(` ${e} `)))
+    const out = logged.slice(0, logged.lastIndexOf('\n') + 1)
     const lines = out.split('\n')
     const ofEvent = (e: string) => lines.filter((l) => l.includes(` ${e} `)).map((l) => ({ line: l, fields: JSON.parse(l.slice(l.indexOf('{'))) }))
     for (const event of ['auth.login', 'auth.logout', 'auth.registered', 'auth.password_reset']) {
