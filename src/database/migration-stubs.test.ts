@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { migrationClassName, migrationFileName, newAppMigrations, nextMigrationDate, renderMigrationStub } from './migration-stubs.js'
+import { migrationClassName, migrationFileName, migrationName, newAppMigrations, nextMigrationDate, renderMigrationStub } from './migration-stubs.js'
 
 describe('migration stubs', () => {
   it('names files YYYY_MM_DD_HHMMSS_<name>.ts in UTC, keeping the name', () => {
@@ -9,6 +9,14 @@ describe('migration stubs', () => {
     assert.equal(migrationFileName('AddApiTokenUsers', date), '2024_01_05_090307_AddApiTokenUsers.ts')
     assert.equal(migrationFileName('add-api-token users', date), '2024_01_05_090307_add_api_token_users.ts')
     assert.throws(() => migrationFileName('--', date), /not a usable migration name/)
+  })
+
+  it('reads back the name a file was made with; none without a stamp', () => {
+    const file = migrationFileName('add-api token', new Date(Date.UTC(2024, 0, 5, 9, 3, 7)))
+    assert.equal(migrationName(file), 'add_api_token')
+    assert.equal(migrationName('2024_01_05_090307_users.js'), 'users')
+    assert.equal(migrationName('users.ts'), null)
+    assert.equal(migrationName('2024_01_05_users.ts'), null)
   })
 
   it('stamps a new migration after every existing one, even in the same second or with a clock behind', () => {

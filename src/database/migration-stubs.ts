@@ -59,6 +59,15 @@ export function migrationFileName(name: string, date: Date = new Date()): string
 const STAMP = /^(\d{4})_(\d{2})_(\d{2})_(\d{2})(\d{2})(\d{2})_/
 
 /**
+ * The name a migration file was made with, without its stamp and extension
+ * (`2026_01_02_030405_add_api_token.ts` → `add_api_token`); null for a name without a stamp.
+ */
+export function migrationName(file: string): string | null {
+  const m = STAMP.exec(file)
+  return m ? file.slice(m[0].length).replace(/\.[a-z]+$/, '') : null
+}
+
+/**
  * The date to stamp a new migration with: `now`, or one second after the latest stamp among
  * `existing` file names when that is not earlier. Migrations run in file-name order, so a
  * migration made in the same second as the ones `craft new` wrote (or with a clock behind them)

@@ -3,7 +3,7 @@
  */
 import { readdirSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
-import { migrationFileName, nextMigrationDate } from '../../src/database/migration-stubs.js'
+import { migrationFileName, migrationName, nextMigrationDate } from '../../src/database/migration-stubs.js'
 import type { TestApp } from './app-harness.js'
 // @ts-expect-error: a plain .mjs module without types
 import { applyApiSteps as apply, applyAuthSteps as applyAuth } from '../../scripts/seed-steps.mjs'
@@ -24,8 +24,6 @@ function crafter(app: TestApp) {
   }
 }
 
-const STAMPED = /^\d{4}_\d\d_\d\d_\d{6}_(.+)\.ts$/
-
 /**
  * The steps, then the migrations they made (the token column's, and those of `craft api:install`)
  * named as `craft migration` names them in the second the app's latest migration was made, one
@@ -35,13 +33,13 @@ const STAMPED = /^\d{4}_\d\d_\d\d_\d{6}_(.+)\.ts$/
  */
 export function applyApiSteps(app: TestApp, options: ApiStepOptions = {}): void {
   const folder = join(app.dir, 'databases/migrations')
-  const stamped = () => readdirSync(folder).filter((name) => STAMPED.test(name)).sort()
+  const stamped = () => readdirSync(folder).filter((name) => name.endsWith('.ts') && migrationName(name) !== null).sort()
   const before = stamped()
   apply(app.dir, crafter(app), options)
   if (before.length === 0) return
   const names = [...before]
   for (const made of stamped().filter((name) => !before.includes(name))) {
-    const steady = migrationFileName(STAMPED.exec(made)![1]!, nextMigrationDate(names, new Date(0)))
+    const steady = migrationFileName(migrationName(made)!, nextMigrationDate(names, new Date(0)))
     if (steady !== made) renameSync(join(folder, made), join(folder, steady))
     names.push(steady)
   }
