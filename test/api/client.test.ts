@@ -29,16 +29,23 @@ export const ROUTES = [
 `
 
 /**
- * A fetch that counts the reauths it sends, each held back `delay` ms: long enough for the other
- * "tab" to get its own 401 and read storage before the first reauth's answer is stored.
+ * A fetch that counts the reauths it sends, each held back `delay` ms, or until `together`
+ * reauths have been sent: so the other "tab" gets its own 401 and reads storage before the first
+ * reauth's answer is stored.
  */
-function counting(delay = 0): { fetch: FetchLike; reauths: () => number } {
+function counting(options: { delay?: number; together?: number } = {}): { fetch: FetchLike; reauths: () => number } {
   let reauths = 0
+  let release = () => {}
+  const together = new Promise<void>((resolve) => (release = resolve))
   return {
     fetch: async (input, init) => {
       if (input.endsWith('/api/reauth')) {
         reauths++
-        if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
+        if (options.together !== undefined) {
+          // Held until that many reauths are on their way (10 s at most: the count then tells).
+          if (reauths >= options.together) release()
+          await Promise.race([together, new Promise((resolve) => setTimeout(resolve, 10_000))])
+        } else if (options.delay) await new Promise((resolve) => setTimeout(resolve, options.delay))
       }
       return fetch(input, init)
     },
@@ -130,7 +137,9 @@ export const missing: Body<'/api/auth', 'post'> = { username: 'a@example.com' }
 
   it('two tabs sharing storage: with Web Locks one reauth; racing without any, both succeed (reuse window)', async () => {
     for (const coordinated of [true, false]) {
-      const counter = counting(200)
+      // Racing, each tab's reauth is held until the other's is sent too, so both send the same
+      // token whatever the machine's load, and the reuse window must answer both.
+      const counter = coordinated ? counting({ delay: 200 }) : counting({ together: 2 })
       const storage = memoryStorage()
       const locks = coordinated ? sharedLocks() : null
       const tab1 = createClient({ baseUrl: server.url, fetch: counter.fetch, storage, locks, broadcastChannel: null })
