@@ -8,6 +8,8 @@ const root = new URL('..', import.meta.url).pathname
 // A compiled test file (scripts/test.mjs) is `<cache>/<place>/<path of the source>.js`.
 const COMPILED = /\/\d{4}\/((?:src|test)\/.+)\.js$/
 
+const UNIT = /^src\/.+\.test\.ts$/
+
 function sourceOf(file) {
   if (!file) return '(no file)'
   const compiled = COMPILED.exec(file)
@@ -21,20 +23,31 @@ function firstLines(error, count) {
 }
 
 export default async function* failures(source) {
-  const names = new Map()
+  // The names of the tests running, by nesting: the runner reports a file's events in order, one
+  // file after another, as its own reporters rely on.
+  const running = []
   const failed = []
-  for await (const event of source) {
-    const { type, data } = event
+  const note = ({ type, data }) => {
     if (type === 'test:start') {
-      const path = names.get(data.file) ?? []
-      path.length = data.nesting
-      path.push(data.name)
-      names.set(data.file, path)
+      running.length = data.nesting
+      running.push(data.name)
     } else if (type === 'test:fail' && data.details?.error?.failureType !== 'subtestsFailed') {
-      const path = (names.get(data.file) ?? []).slice(0, data.nesting)
+      const path = running.slice(0, data.nesting)
+      let file = sourceOf(data.file)
+      let names = [...path, data.name]
+      // A group of unit files (scripts/test.mjs) has a suite per file, named by its path.
+      if (UNIT.test(names[0])) [file, names] = [names[0], names.slice(1)]
       // The file's own entry (named by its path) fails when its process does, for example at load.
-      const name = data.name === data.file ? '(the file itself; its output is in the report above)' : [...path, data.name].join(' > ')
-      failed.push({ file: sourceOf(data.file), name, lines: firstLines(data.details?.error, 12) })
+      const name = names.length === 0 || data.name === data.file ? '(the file itself; its output is in the report above)' : names.join(' > ')
+      failed.push({ file, name, lines: firstLines(data.details?.error, 12) })
+    }
+  }
+  for await (const event of source) {
+    try {
+      note(event)
+    } catch (error) {
+      // The list is a convenience: a slip here must never stop the run or hide the TAP report.
+      failed.push({ file: '(scripts/test-failures.mjs)', name: `could not read a ${event.type} event`, lines: firstLines(error, 3) })
     }
   }
   if (failed.length === 0) return

@@ -101,6 +101,31 @@ async function compileTests(files, outdir) {
   return files.map((f, i) => join(outdir, place(i), f.replace(/\.ts$/, '.js')))
 }
 
+/**
+ * The unit test files (`src/`), compiled, run `groups` processes between them instead of one each:
+ * a process's start (Node itself, then the packages the file imports) costs more CPU than most unit
+ * files' tests. Each group is a file of suites, one per source file, named by its path, that
+ * imports the file's compiled bundle: its tests, and its top-level hooks, stay in that suite, and
+ * the suites run one after another. Each bundle keeps its own copy of the repository's modules;
+ * what the files share in a group is Node and the packages. The black-box files (`test/`) keep a
+ * process each. Returns `run` with the unit files replaced by the groups, which come last.
+ */
+function groupUnitFiles(files, run, outdir, groups) {
+  const units = files.flatMap((f, i) => (f.startsWith('src/') ? [i] : []))
+  if (units.length < 2) return run
+  const count = Math.min(groups, units.length)
+  const entries = Array.from({ length: count }, () => [])
+  units.forEach((i, n) => entries[n % count].push(i))
+  const grouped = entries.map((members, k) => {
+    const path = join(outdir, String(files.length + k).padStart(4, '0'), `unit-tests-${k + 1}-of-${count}.js`)
+    const suites = members.map((i) => `describe(${JSON.stringify(files[i])}, () => import(${JSON.stringify(pathToFileURL(run[i]).href)}))\n`)
+    mkdirSync(dirname(path), { recursive: true })
+    writeFileSync(path, `import { describe } from 'node:test'\n${suites.join('')}`)
+    return path
+  })
+  return [...run.filter((_, i) => !files[i].startsWith('src/')), ...grouped]
+}
+
 /** Whether /dev/shm (memory) exists with 4 GiB free: a run's files peak well under that. */
 function roomInMemory() {
   try {
@@ -142,7 +167,7 @@ const temporary = !process.env.TMPDIR && roomInMemory() ? mkdtempSync('/dev/shm/
 // this folder for the run (test/helpers/app-harness.ts), instead of running both for every app.
 const templates = mkdtempSync(join(temporary ?? tmpdir(), 'trowel-templates-'))
 try {
-  const run = compiled ? await compileTests(files, compiled) : files
+  const run = compiled ? groupUnitFiles(files, await compileTests(files, compiled), compiled, concurrency) : files
   const loader = compiled ? ['--enable-source-maps'] : ['--import', 'tsx']
   // Into a log (not a terminal), Node's TAP report, then the failed tests again at its end
   // (scripts/test-failures.mjs). A --test-reporter argument replaces both.
