@@ -38,7 +38,7 @@ class FakeApp extends Container {
   config<T = any>(name: string): T | undefined {
     return this.#config[name] as T | undefined
   }
-  onShutdown(): void {}
+  onShutdown(_fn: () => unknown): void {}
 }
 
 class ResetPassword extends Mailable {
@@ -207,6 +207,74 @@ describe('Mailer with the terminal driver', () => {
     assert.match(out, /^Subject: Reset your password$/m)
     assert.ok(out.includes(URL_))
     assert.ok(!out.includes('<a href'))
+  })
+})
+
+describe('Mailer at shutdown', () => {
+  /** A transport whose sends wait for `deliver()`, noting what happens in `events`. */
+  function heldTransport(events: string[], fail = false) {
+    const waiting: (() => void)[] = []
+    return {
+      deliverAll: () => waiting.splice(0).forEach((deliver) => deliver()),
+      transport: {
+        name: 'held',
+        send: () =>
+          new Promise<void>((resolve, reject) => {
+            waiting.push(() => {
+              events.push(fail ? 'failed' : 'sent')
+              if (fail) reject(new Error('the server hung up'))
+              else resolve()
+            })
+          }),
+        close: () => void events.push('closed'),
+      },
+    }
+  }
+
+  function appWithHooks(): { app: FakeApp; shutdown: () => Promise<void> } {
+    const hooks: (() => unknown)[] = []
+    const app = new FakeApp(dir)
+    app.onShutdown = (fn: () => unknown) => void hooks.push(fn)
+    return { app, shutdown: async () => void (await Promise.all(hooks.map((hook) => hook()))) }
+  }
+
+  const mail = (subject: string) => new Mailable().to('a@example.com').subject(subject).text('Body.')
+  const turn = () => new Promise((resolve) => setImmediate(resolve))
+
+  it('lets the sends under way finish before it closes the transport', async () => {
+    const events: string[] = []
+    const { app, shutdown } = appWithHooks()
+    const held = heldTransport(events)
+    const mailer = new Mailer(app, { view, transport: held.transport })
+    const sending = [mailer.send(mail('One')), mailer.send(mail('Two'))]
+    await turn()
+    const stopped = shutdown()
+    await turn()
+    assert.deepEqual(events, [], 'the transport stays open while mails are on their way')
+    held.deliverAll()
+    await stopped
+    await Promise.all(sending)
+    assert.deepEqual(events, ['sent', 'sent', 'closed'])
+  })
+
+  it('closes at once with nothing under way, and after a send that failed', async () => {
+    const events: string[] = []
+    const idle = appWithHooks()
+    new Mailer(idle.app, { view, transport: heldTransport(events).transport })
+    await idle.shutdown()
+    assert.deepEqual(events, ['closed'])
+
+    events.length = 0
+    const { app, shutdown } = appWithHooks()
+    const held = heldTransport(events, true)
+    const mailer = new Mailer(app, { view, transport: held.transport })
+    const failing = assert.rejects(mailer.send(mail('Lost')), MailError)
+    await turn()
+    const stopped = shutdown()
+    held.deliverAll()
+    await stopped
+    await failing
+    assert.deepEqual(events, ['failed', 'closed'])
   })
 })
 

@@ -36,13 +36,25 @@ export class Mailer {
   readonly transport: MailTransport
   readonly #app: MailerApp
   #view?: ViewFactory
+  /** Sends under way: the app's shutdown lets them finish before it closes the transport. */
+  readonly #sending = new Set<Promise<MailMessage>>()
 
   constructor(app: MailerApp, options: MailerOptions = {}) {
     this.#app = app
     this.config = resolveMailConfig(app, options.config)
     this.transport = options.transport ?? createTransport(this.config)
     this.#view = options.view
-    if (this.transport.close) app.onShutdown?.(() => this.transport.close!())
+    app.onShutdown?.(() => this.#close())
+  }
+
+  /**
+   * Waits for the sends under way, then closes the transport. A mail handed over before a stop (a
+   * reset link or a notice sent after its request was answered) still goes out: the server's
+   * shutdown deadline bounds the wait, and the transport's own timeouts bound each send.
+   */
+  async #close(): Promise<void> {
+    await Promise.allSettled([...this.#sending])
+    await this.transport.close?.()
   }
 
   get view(): ViewFactory {
@@ -51,7 +63,15 @@ export class Mailer {
   }
 
   /** Builds and sends the mailable; returns the message sent. Throws only `MailError`. */
-  async send(mailable: Mailable): Promise<MailMessage> {
+  send(mailable: Mailable): Promise<MailMessage> {
+    const sending = this.#send(mailable)
+    this.#sending.add(sending)
+    const settled = () => this.#sending.delete(sending)
+    sending.then(settled, settled)
+    return sending
+  }
+
+  async #send(mailable: Mailable): Promise<MailMessage> {
     let message: MailMessage
     try {
       message = await this.compose(mailable)

@@ -1,6 +1,7 @@
 /**
  * Fault injection around the process: the SMTP server down during a password reset, SIGTERM
- * while requests are in flight, and SIGKILL in the middle of a stream of token reauths.
+ * while requests are in flight or a mail is on its way, and SIGKILL in the middle of a stream of
+ * token reauths.
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -9,6 +10,8 @@ import { newApp, migrate, type TestApp } from '../helpers/app-harness.js'
 import { Client } from '../helpers/http-client.js'
 import { applyApiSteps, applyAuthSteps } from '../helpers/seed-steps.js'
 import { startSmtpPeer } from '../helpers/smtp-peer.js'
+import { SMTPServer } from 'smtp-server'
+import type { AddressInfo } from 'node:net'
 import { appDb, getToken, registerUser, sha256 } from '../helpers/security-kit.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -112,6 +115,48 @@ describe('mail server down, SIGTERM in flight, SIGKILL mid-reauth', () => {
     await assert.rejects(fetch(server.url + '/login'), 'the stopped server still accepts connections')
     const rows = await db('slow_writes').select('tag', 'part').orderBy(['tag', 'part'])
     assert.deepEqual(rows.map((r) => `${r.tag}${r.part}`), tags.flatMap((t) => [`${t}1`, `${t}2`]))
+  })
+
+  it('SIGTERM while a reset mail is on its way: the server sends it, then exits 0', async () => {
+    // An SMTP peer that takes the reset mail's content but holds its answer until released.
+    let release = () => {}
+    let arrived = () => {}
+    const resetArrived = new Promise<void>((resolve) => (arrived = resolve))
+    const peer = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData(stream, _session, callback) {
+        const chunks: Buffer[] = []
+        stream.on('data', (c: Buffer) => chunks.push(c))
+        stream.on('end', () => {
+          if (!/^Subject: Reset your password/m.test(Buffer.concat(chunks).toString('utf8'))) return callback()
+          release = () => callback()
+          arrived()
+        })
+      },
+    })
+    peer.on('error', () => {})
+    await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve))
+    const server = await app.serve({ MAIL_PORT: String((peer.server.address() as AddressInfo).port) })
+    try {
+      await registerUser(server.url, 'inflight@example.test')
+      const r = await new Client(server.url).submit('/password_reset', '/password_reset', { email: 'inflight@example.test' })
+      assert.equal(r.status, 302, 'answered before the mail is sent')
+      await resetArrived
+      const exit = server.stop('SIGTERM')
+      // A server that does not wait for the mail is gone well within this second; one that waits
+      // cannot exit before the answer, however long it takes.
+      const early = await Promise.race([exit.then(() => true), sleep(1000).then(() => false)])
+      assert.equal(early, false, `the server exited with the reset mail unanswered:\n${server.output()}`)
+      release()
+      assert.equal(await exit, 0)
+      assert.match(server.output(), / auth\.reset_mail_sent /, 'the mail was sent before the exit')
+    } finally {
+      release()
+      await server.stop()
+      await new Promise<void>((resolve) => peer.close(() => resolve()))
+    }
   })
 
   it('SIGKILL in the middle of reauths: exactly one token digest stored, the old token or the new one, never NULL', async () => {

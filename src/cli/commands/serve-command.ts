@@ -2,7 +2,7 @@
  * @module cli/commands/serve-command
  * `craft serve [--host 127.0.0.1] [--port 8000] [--workers N|auto] [--watch]`: boots the app,
  * listens and prints the URL. On SIGTERM/SIGINT it stops accepting, finishes in-flight requests,
- * closes pools. With `--workers` N > 1 the primary forks N workers (node:cluster) sharing the
+ * lets the mails they handed over be sent, closes pools. With `--workers` N > 1 the primary forks N workers (node:cluster) sharing the
  * port, restarts a worker that dies, and on SIGTERM stops them one by one. With `--watch` this
  * process only supervises: it runs the server in a child process and restarts it (debounced,
  * 200 ms) when a source file of the app changes (see `watchAndServe`).
@@ -122,7 +122,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .command('serve')
     .summary('start the HTTP server')
     .description(
-      'Start the HTTP server and print its URL. SIGTERM or Ctrl-C stops accepting connections, lets requests in flight finish and closes the database pools. ' +
+      'Start the HTTP server and print its URL. SIGTERM or Ctrl-C stops accepting connections, lets requests in flight finish, waits for the mails they handed over (reset links, notices) to be sent and closes the database pools. ' +
         "The app's TypeScript is compiled once to JavaScript in storage/.trowel/js (esbuild, in a child process; rebuilt when a source changes) and served from there, so the server runs without a TypeScript loader; " +
         'if that copy cannot be built, or with TROWEL_NO_COMPILE=1, the .ts files are loaded through tsx. ' +
         "import.meta.url (and import.meta.dirname and filename) still name each .ts file in the app, so a file found next to a module is the same either way. " +
