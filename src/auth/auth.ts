@@ -163,15 +163,9 @@ export class Auth {
       }
       manager.events.emit('auth:password_reset_requested', eventBase(ctx, guard, requested?.user ?? null))
     }
-    setImmediate(() => {
-      work().catch((error: unknown) => {
-        try {
-          ctx.app.log.error('auth.reset_request_failed', { ...where, error: error instanceof Error ? error.message : String(error) })
-        } catch {
-          // Logging must never turn into an unhandled rejection.
-        }
-      })
-    })
+    ctx.app.background(work, (error) =>
+      ctx.app.log.error('auth.reset_request_failed', { ...where, error: error instanceof Error ? error.message : String(error) }),
+    )
     return Promise.resolve()
   }
 

@@ -28,6 +28,8 @@ export class Application extends Container {
   #config = new Map<string, unknown>()
   #shutdownHooks: (() => unknown)[] = []
   #shuttingDown?: Promise<void>
+  /** Work started by `background()` that has not settled yet. */
+  readonly #background = new Set<Promise<void>>()
 
   constructor(basePath: string, options: { log?: Logger } = {}) {
     super()
@@ -73,9 +75,36 @@ export class Application extends Container {
     this.#shutdownHooks.push(fn)
   }
 
-  /** Runs shutdown hooks (closing pools, stores) once, newest first. */
+  /**
+   * Runs `work` after the current turn (a request's answer goes out first: a reset request's
+   * look-up, a notice's mail) and keeps it until it settles, so that `shutdown()` lets it finish
+   * before closing the pools and transports it uses. A failure goes to `onError`, never thrown.
+   */
+  background(work: () => Promise<unknown>, onError: (error: unknown) => void): void {
+    const task = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(work)
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          try {
+            onError(error)
+          } catch {
+            // Reporting a failure must never become an unhandled rejection.
+          }
+        },
+      )
+    this.#background.add(task)
+    void task.then(() => this.#background.delete(task))
+  }
+
+  /**
+   * Runs shutdown hooks (closing pools, stores) once, newest first, after the work `background()`
+   * started has settled (and any it started in turn). The serve command's `SHUTDOWN_TIMEOUT`
+   * bounds the whole stop.
+   */
   shutdown(): Promise<void> {
     this.#shuttingDown ??= (async () => {
+      while (this.#background.size > 0) await Promise.allSettled([...this.#background])
       for (const hook of this.#shutdownHooks.reverse()) {
         try {
           await hook()

@@ -50,19 +50,13 @@ function authColumn(ctx: HttpContext): string {
 
 /** Sends `build()`'s mailable without waiting; a failure is logged as `<what>_failed`, never thrown. */
 function sendInBackground(app: Application, what: string, userId: unknown, build: () => Mailable): void {
-  const fail = (error: unknown) => {
-    try {
-      app.log.error(`auth.${what}_failed`, { user_id: userId, error: error instanceof Error ? error.message : String(error) })
-    } catch {
-      // Logging must never become an unhandled rejection.
-    }
-  }
-  setImmediate(() => {
-    Promise.resolve()
-      .then(() => app.make<Mailer>('mailer').send(build()))
-      .then(() => app.log.info(`auth.${what}_sent`, { user_id: userId }), fail)
-      .catch(fail)
-  })
+  app.background(
+    async () => {
+      await app.make<Mailer>('mailer').send(build())
+      app.log.info(`auth.${what}_sent`, { user_id: userId })
+    },
+    (error) => app.log.error(`auth.${what}_failed`, { user_id: userId, error: error instanceof Error ? error.message : String(error) }),
+  )
 }
 
 /**

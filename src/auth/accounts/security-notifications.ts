@@ -220,15 +220,15 @@ export async function installSecurityNotifications(app: Application, config: Res
     on.call(app.events, name, (event) => {
       if (rule.when && !rule.when(event as NoticeEvent)) return
       // After the emitter's turn: nothing here runs inside, or delays, the request.
-      setImmediate(() => {
-        sendNotice(app, name, rule, event).catch((error: unknown) => {
+      app.background(
+        () => sendNotice(app, name, rule, event),
+        (error) =>
           app.log.error('auth.security_notice_failed', {
             kind: rule.kind,
             user_id: event.user?.getKey() ?? event.userId ?? null,
             error: error instanceof Error ? error.message : String(error),
-          })
-        })
-      })
+          }),
+      )
     })
   }
 }

@@ -97,15 +97,9 @@ export class EmailLogin {
       this.app.log.info('auth.email_login_mail_sent', { user_id: user?.getKey() ?? null, ...where })
       this.manager.events.emit('auth:login_link_sent', { user: user ?? null, guard: this.manager.defaultGuard, ip: where.ip, userAgent: ctx.request.header('user-agent') ?? null, requestId: where.request_id, at: new Date() })
     }
-    setImmediate(() => {
-      work().catch((error: unknown) => {
-        try {
-          this.app.log.error('auth.email_login_failed', { ...where, error: error instanceof Error ? error.message : String(error) })
-        } catch {
-          // Logging must never become an unhandled rejection.
-        }
-      })
-    })
+    this.app.background(work, (error) =>
+      this.app.log.error('auth.email_login_failed', { ...where, error: error instanceof Error ? error.message : String(error) }),
+    )
   }
 
   /** Checks a code for `email` (see the module comment); a right one is used up. */

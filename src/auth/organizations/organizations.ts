@@ -131,19 +131,13 @@ export class Organizations {
   mailInvitation(ctx: HttpContext, to: string, token: string, details: { organization: string; role: string; inviter: string; days: number }): void {
     const where = { ip: ctx.request.ip(), request_id: ctx.request.id }
     const url = `${this.appUrl()}/invitations/${token}`
-    setImmediate(() => {
-      const Mail = this.app.get<MailableClass>('auth.organization_invitation_mailable') ?? DefaultOrganizationInvitation
-      this.app
-        .make<Mailer>('mailer')
-        .send(new Mail(to, { ...details, url, appName: this.appName() }))
-        .catch((error: unknown) => {
-          try {
-            this.app.log.error('auth.invitation_mail_failed', { ...where, error: error instanceof Error ? error.message : String(error) })
-          } catch {
-            // Logging must never become an unhandled rejection.
-          }
-        })
-    })
+    this.app.background(
+      () => {
+        const Mail = this.app.get<MailableClass>('auth.organization_invitation_mailable') ?? DefaultOrganizationInvitation
+        return this.app.make<Mailer>('mailer').send(new Mail(to, { ...details, url, appName: this.appName() }))
+      },
+      (error) => this.app.log.error('auth.invitation_mail_failed', { ...where, error: error instanceof Error ? error.message : String(error) }),
+    )
   }
 
   /** The organisation's last `limit` events from the audit log, newest first (none without the table). */

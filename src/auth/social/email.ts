@@ -80,12 +80,10 @@ export const SocialEmailForms = {
     const url = `${service.appUrl()}/auth/${provider.name}/email/${token}`
     const appName = nameOfApp(ctx.app)
     const where = { ip: ctx.request.ip(), request_id: ctx.request.id }
-    setImmediate(() => {
-      ctx.app
-        .make<Mailer>('mailer')
-        .send(new SocialEmailConfirmation(address, { url, provider: provider.label, appName }))
-        .catch((error: unknown) => ctx.app.log.error('auth.social_email_failed', { ...where, error: error instanceof Error ? error.message : String(error) }))
-    })
+    ctx.app.background(
+      () => ctx.app.make<Mailer>('mailer').send(new SocialEmailConfirmation(address, { url, provider: provider.label, appName })),
+      (error) => ctx.app.log.error('auth.social_email_failed', { ...where, error: error instanceof Error ? error.message : String(error) }),
+    )
     if (ctx.request.wantsJson()) {
       ctx.response.status(202)
       return { message: SOCIAL_MESSAGES.emailSent }
