@@ -15,12 +15,24 @@ export interface SmtpPeer {
   port: number
   messages: ReceivedMail[]
   waitFor(predicate: (m: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>
+  /** Resolves once a message `holdAnswer` picked has arrived, its answer held. */
+  held(): Promise<void>
+  /** Answers the held messages, which then join `messages`. */
+  release(): void
   close(): Promise<void>
 }
 
-export async function startSmtpPeer(): Promise<SmtpPeer> {
+export interface SmtpPeerOptions {
+  /** Holds the answer to a message whose raw text this picks, until `release()`: a send under way. */
+  holdAnswer?: (raw: string) => boolean
+}
+
+export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<SmtpPeer> {
   const messages: ReceivedMail[] = []
   const waiters: (() => void)[] = []
+  const heldAnswers: (() => void)[] = []
+  let arrived = () => {}
+  const held = new Promise<void>((resolve) => (arrived = resolve))
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -29,13 +41,19 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
       const chunks: Buffer[] = []
       stream.on('data', (c: Buffer) => chunks.push(c))
       stream.on('end', () => {
-        messages.push({
+        const mail = {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks).toString('utf8'),
-        })
-        for (const w of waiters.splice(0)) w()
-        callback()
+        }
+        const answer = () => {
+          messages.push(mail)
+          for (const w of waiters.splice(0)) w()
+          callback()
+        }
+        if (!options.holdAnswer?.(mail.raw)) return answer()
+        heldAnswers.push(answer)
+        arrived()
       })
     },
   })
@@ -59,6 +77,8 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
         })
       }
     },
+    held: () => held,
+    release: () => heldAnswers.splice(0).forEach((answer) => answer()),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }

@@ -10,8 +10,6 @@ import { newApp, migrate, type TestApp } from '../helpers/app-harness.js'
 import { Client } from '../helpers/http-client.js'
 import { applyApiSteps, applyAuthSteps } from '../helpers/seed-steps.js'
 import { startSmtpPeer } from '../helpers/smtp-peer.js'
-import { SMTPServer } from 'smtp-server'
-import type { AddressInfo } from 'node:net'
 import { appDb, getToken, registerUser, sha256 } from '../helpers/security-kit.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -119,43 +117,26 @@ describe('mail server down, SIGTERM in flight, SIGKILL mid-reauth', () => {
 
   it('SIGTERM while a reset mail is on its way: the server sends it, then exits 0', async () => {
     // An SMTP peer that takes the reset mail's content but holds its answer until released.
-    let release = () => {}
-    let arrived = () => {}
-    const resetArrived = new Promise<void>((resolve) => (arrived = resolve))
-    const peer = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      logger: false,
-      onData(stream, _session, callback) {
-        const chunks: Buffer[] = []
-        stream.on('data', (c: Buffer) => chunks.push(c))
-        stream.on('end', () => {
-          if (!/^Subject: Reset your password/m.test(Buffer.concat(chunks).toString('utf8'))) return callback()
-          release = () => callback()
-          arrived()
-        })
-      },
-    })
-    peer.on('error', () => {})
-    await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve))
-    const server = await app.serve({ MAIL_PORT: String((peer.server.address() as AddressInfo).port) })
+    const peer = await startSmtpPeer({ holdAnswer: (raw) => /^Subject: Reset your password/m.test(raw) })
+    const server = await app.serve({ MAIL_PORT: String(peer.port) })
     try {
       await registerUser(server.url, 'inflight@example.test')
       const r = await new Client(server.url).submit('/password_reset', '/password_reset', { email: 'inflight@example.test' })
       assert.equal(r.status, 302, 'answered before the mail is sent')
-      await resetArrived
+      await peer.held()
       const exit = server.stop('SIGTERM')
       // A server that does not wait for the mail is gone well within this second; one that waits
       // cannot exit before the answer, however long it takes.
       const early = await Promise.race([exit.then(() => true), sleep(1000).then(() => false)])
       assert.equal(early, false, `the server exited with the reset mail unanswered:\n${server.output()}`)
-      release()
+      peer.release()
       assert.equal(await exit, 0)
       assert.match(server.output(), / auth\.reset_mail_sent /, 'the mail was sent before the exit')
+      assert.ok(peer.messages.some((m) => m.to.includes('inflight@example.test') && /^Subject: Reset your password/m.test(m.raw)), 'the peer kept the mail')
     } finally {
-      release()
+      peer.release()
       await server.stop()
-      await new Promise<void>((resolve) => peer.close(() => resolve()))
+      await peer.close()
     }
   })
 
